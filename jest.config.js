@@ -1,0 +1,59 @@
+// Runs the suite on the embedded database, and again on PostgreSQL when one is reachable.
+const net = require('node:net');
+
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      target: 'es2022',
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+    },
+    module: { type: 'commonjs' },
+  },
+];
+
+function postgresUrl() {
+  if (process.env.TEST_DATABASE_URL === '') {
+    return null;
+  }
+  return process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+}
+
+function reachable(url) {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: hostname, port: Number(port || 5432) });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+function project(name, globals) {
+  return {
+    displayName: name,
+    testEnvironment: 'node',
+    transform: { '^.+\\.ts$': swc },
+    testMatch: ['<rootDir>/test/**/*.test.ts'],
+    setupFiles: ['reflect-metadata'],
+    globals,
+  };
+}
+
+module.exports = async () => {
+  const url = postgresUrl();
+  const projects = [project('pglite', { __TEST_DATABASE__: 'pglite' })];
+  if (url && (await reachable(url))) {
+    projects.push(
+      project('postgres', { __TEST_DATABASE__: 'postgres', __TEST_DATABASE_URL__: url }),
+    );
+  } else {
+    console.warn('PostgreSQL not reachable: running the suite on the embedded database only');
+  }
+  return { projects, testTimeout: 30000 };
+};

@@ -1,0 +1,150 @@
+import 'reflect-metadata';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expressMiddleware } from '@as-integrations/express5';
+import express, { type Express } from 'express';
+import type { GraphQLSchema } from 'graphql';
+import type { Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+import { loadSigningKey } from './auth/keys';
+import { PasswordHasher, type PasswordHashCost } from './auth/password';
+import { TokenService } from './auth/tokens';
+import type { Config } from './config';
+import { type AppDependencies, createContext } from './context';
+import { type Database, openDatabase } from './db/orm';
+import { QueryCounter } from './db/query-stats';
+import { createApolloServer, GRAPHQL_PATH } from './graphql/apollo';
+import { playgroundAssets, playgroundAssetsMount } from './graphql/playground';
+import { healthRoutes } from './http/health.routes';
+import { errorHandler, notFound } from './http/http-errors';
+import { oauthMetadataRoutes } from './http/oauth-metadata.routes';
+import { createLogger } from './logger';
+import { createSchema } from './schema/build-schema';
+
+export interface CreateAppOptions {
+  config: Config;
+  logger?: Logger;
+  /** Apply pending migrations at start (default true). */
+  migrate?: boolean;
+  /** Override argon2 cost (tests use a cheap one). */
+  passwordCost?: PasswordHashCost;
+}
+
+/** A wired service instance: not listening until `listen` is called. */
+export interface AppInstance {
+  app: Express;
+  httpServer: Server;
+  database: Database;
+  deps: AppDependencies;
+  schema: GraphQLSchema;
+  queries: QueryCounter;
+  logger: Logger;
+  listen(port?: number, host?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+const JSON_LIMIT = '1mb';
+
+/** Builds the whole service (used by main and by the tests, so both run the same wiring). */
+export async function createApp(options: CreateAppOptions): Promise<AppInstance> {
+  const { config } = options;
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const queries = new QueryCounter();
+  const database = await openDatabase(config.database, {
+    migrate: options.migrate ?? true,
+    counter: queries,
+    log: (message) => logger.info({ component: 'orm' }, message),
+  });
+  const key = await loadSigningKey(config.auth);
+  const issuer = config.auth.issuer ?? config.publicUrl ?? `http://localhost:${config.port}`;
+  const tokens = new TokenService(key, {
+    issuer,
+    audience: config.auth.audience,
+    accessTokenTtl: config.auth.accessTokenTtl,
+    refreshTokenTtl: config.auth.refreshTokenTtl,
+    external: config.auth.external,
+  });
+  const deps: AppDependencies = {
+    orm: database.orm,
+    tokens,
+    passwords: new PasswordHasher(options.passwordCost),
+  };
+  const schema = await createSchema();
+
+  const app = express();
+  const httpServer = createServer(app);
+  let shuttingDown = false;
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.use((_req, res, next) => {
+    QueryCounter.withScope((stats) => {
+      res.locals['queryStats'] = stats;
+      next();
+    });
+  });
+  app.use(
+    pinoHttp({
+      logger,
+      customSuccessObject: (_req, res, fields: object) => ({
+        ...fields,
+        sqlStatements: (res.locals as { queryStats?: { statements: number } }).queryStats
+          ?.statements,
+      }),
+      autoLogging: { ignore: (req) => req.url?.startsWith('/health/') ?? false },
+    }),
+  );
+  app.use(healthRoutes(database.orm, () => shuttingDown));
+  app.use(oauthMetadataRoutes(key, issuer));
+  app.use(playgroundAssetsMount, playgroundAssets());
+
+  const apollo = createApolloServer({
+    schema,
+    httpServer,
+    logger,
+    introspection: config.introspection,
+  });
+  await apollo.start();
+  app.use(
+    GRAPHQL_PATH,
+    express.json({ limit: JSON_LIMIT }),
+    expressMiddleware(apollo, {
+      context: ({ req }) => createContext(deps, req.headers.authorization),
+    }),
+  );
+  app.use(notFound);
+  app.use(errorHandler(logger));
+
+  let closed = false;
+  return {
+    app,
+    httpServer,
+    database,
+    deps,
+    schema,
+    queries,
+    logger,
+    listen(port = config.port, host = config.host) {
+      return new Promise((resolve, reject) => {
+        httpServer.once('error', reject);
+        httpServer.listen(port, host, () => {
+          const address = httpServer.address() as AddressInfo;
+          const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+          resolve(`http://${shownHost}:${address.port}`);
+        });
+      });
+    },
+    async close() {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      shuttingDown = true;
+      // Stops accepting connections and waits for in-flight requests (drain plugin).
+      await apollo.stop();
+      if (httpServer.listening) {
+        await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      }
+      await database.close();
+    },
+  };
+}

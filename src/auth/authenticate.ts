@@ -1,0 +1,42 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { User } from '../modules/user/user.entity';
+import { InvalidTokenError, type TokenService } from './tokens';
+
+/** The outcome of reading a request's bearer token. */
+export type AuthState =
+  | { user: User; failure: null }
+  | { user: null; failure: 'NOT_AUTHENTICATED' | 'INVALID_TOKEN' };
+
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/** Resolves the caller from an `Authorization` header (RFC 6750); never throws for bad tokens. */
+export async function authenticate(
+  header: string | undefined,
+  em: EntityManager,
+  tokens: TokenService,
+): Promise<AuthState> {
+  if (!header || !/^Bearer(\s|$)/i.test(header)) {
+    return { user: null, failure: 'NOT_AUTHENTICATED' };
+  }
+  const match = BEARER.exec(header);
+  if (!match?.[1]) {
+    return { user: null, failure: 'INVALID_TOKEN' };
+  }
+  let subject;
+  try {
+    subject = await tokens.verifyAccessToken(match[1]);
+  } catch (error) {
+    if (error instanceof InvalidTokenError) {
+      return { user: null, failure: 'INVALID_TOKEN' };
+    }
+    throw error;
+  }
+  const user = await em.findOne(
+    User,
+    'userId' in subject ? { id: subject.userId } : { email: subject.email },
+  );
+  if (!user || !user.isActive || user.deletedAt !== null) {
+    return { user: null, failure: 'INVALID_TOKEN' };
+  }
+  return { user, failure: null };
+}

@@ -1,0 +1,137 @@
+import { z } from 'zod';
+
+export const DEFAULT_JWT_SECRET = 'dev-only-signing-secret-change-me';
+
+const optionalUrl = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .pipe(z.url().optional())
+  .optional();
+
+const boolean = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const schema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+    LOG_LEVEL: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .default('info'),
+    DATABASE_URL: optionalUrl,
+    DATA_DIR: z.string().min(1).default('./data'),
+    DB_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+    PUBLIC_URL: optionalUrl,
+    JWT_SECRET: z.string().min(16, 'must be at least 16 characters').default(DEFAULT_JWT_SECRET),
+    JWT_PRIVATE_KEY: z.string().optional(),
+    JWT_ISSUER: z.string().min(1).optional(),
+    JWT_AUDIENCE: z.string().min(1).default('meeting-api'),
+    ACCESS_TOKEN_TTL: z.coerce.number().int().min(30).max(86_400).default(3600),
+    REFRESH_TOKEN_TTL: z.coerce
+      .number()
+      .int()
+      .min(60)
+      .max(365 * 86_400)
+      .default(30 * 86_400),
+    OAUTH_EXTERNAL_ISSUER: z.string().min(1).optional(),
+    OAUTH_EXTERNAL_JWKS_URL: optionalUrl,
+    OAUTH_EXTERNAL_AUDIENCE: z.string().min(1).optional(),
+    GRAPHQL_INTROSPECTION: boolean.optional(),
+    SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+  })
+  .superRefine((env, ctx) => {
+    if (
+      env.NODE_ENV === 'production' &&
+      !env.JWT_PRIVATE_KEY &&
+      env.JWT_SECRET === DEFAULT_JWT_SECRET
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['JWT_SECRET'],
+        message: 'must be set to a secret of your own in production (or set JWT_PRIVATE_KEY)',
+      });
+    }
+    if (Boolean(env.OAUTH_EXTERNAL_ISSUER) !== Boolean(env.OAUTH_EXTERNAL_JWKS_URL)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['OAUTH_EXTERNAL_JWKS_URL'],
+        message: 'OAUTH_EXTERNAL_ISSUER and OAUTH_EXTERNAL_JWKS_URL must be set together',
+      });
+    }
+  });
+
+export type Env = z.infer<typeof schema>;
+
+/** Where the data lives: a PostgreSQL server, an embedded PGlite directory, or PGlite in memory. */
+export type DatabaseConfig =
+  | { kind: 'postgres'; url: string; poolSize: number }
+  | { kind: 'pglite'; dataDir: string | null };
+
+/** The validated configuration of one service instance. */
+export interface Config {
+  env: Env['NODE_ENV'];
+  host: string;
+  port: number;
+  logLevel: Env['LOG_LEVEL'];
+  database: DatabaseConfig;
+  publicUrl: string | null;
+  introspection: boolean;
+  shutdownTimeoutMs: number;
+  auth: {
+    secret: string;
+    privateKeyPem: string | null;
+    issuer: string | null;
+    audience: string;
+    accessTokenTtl: number;
+    refreshTokenTtl: number;
+    external: { issuer: string; jwksUrl: string; audience: string | null } | null;
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+/** Parses and validates the environment once; throws ConfigError naming every bad variable. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(source);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+    );
+  }
+  const env = parsed.data;
+  return {
+    env: env.NODE_ENV,
+    host: env.HOST,
+    port: env.PORT,
+    logLevel: env.LOG_LEVEL,
+    database: env.DATABASE_URL
+      ? { kind: 'postgres', url: env.DATABASE_URL, poolSize: env.DB_POOL_SIZE }
+      : { kind: 'pglite', dataDir: env.DATA_DIR },
+    publicUrl: env.PUBLIC_URL ?? null,
+    introspection: env.GRAPHQL_INTROSPECTION ?? env.NODE_ENV !== 'production',
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    auth: {
+      secret: env.JWT_SECRET,
+      privateKeyPem: env.JWT_PRIVATE_KEY ?? null,
+      issuer: env.JWT_ISSUER ?? null,
+      audience: env.JWT_AUDIENCE,
+      accessTokenTtl: env.ACCESS_TOKEN_TTL,
+      refreshTokenTtl: env.REFRESH_TOKEN_TTL,
+      external:
+        env.OAUTH_EXTERNAL_ISSUER && env.OAUTH_EXTERNAL_JWKS_URL
+          ? {
+              issuer: env.OAUTH_EXTERNAL_ISSUER,
+              jwksUrl: env.OAUTH_EXTERNAL_JWKS_URL,
+              audience: env.OAUTH_EXTERNAL_AUDIENCE ?? null,
+            }
+          : null,
+    },
+  };
+}

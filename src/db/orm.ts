@@ -1,0 +1,103 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import type { DatabaseConfig } from '../config';
+import { NotFoundError } from '../shared/errors';
+import { entities } from './entities';
+import { migrationsList } from './migrations';
+import { PGliteDriver, pg_trgm } from './pglite-modules';
+import type { QueryCounter } from './query-stats';
+
+/** An open database: the ORM plus whatever must be closed after it. */
+export interface Database {
+  orm: MikroORM;
+  kind: DatabaseConfig['kind'];
+  close(): Promise<void>;
+}
+
+const toConstantCase = (name: string): string =>
+  name.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase();
+
+function baseOptions(counter: QueryCounter | undefined, log?: (message: string) => void): Options {
+  return {
+    logger: (message) => log?.(message),
+    entities,
+    extensions: [Migrator],
+    migrations: {
+      migrationsList,
+      path: resolve(__dirname, 'migrations'),
+      pathTs: resolve(__dirname, '../../../src/db/migrations'),
+      snapshotName: '.snapshot-meetings',
+      transactional: true,
+      allOrNothing: true,
+    },
+    discovery: { disableDynamicFileAccess: true, requireEntitiesArray: true },
+    forceUtcTimezone: true,
+    // One place turns "not found" into the contract's code (USER_NOT_FOUND, MEETING_NOT_FOUND, ...).
+    findOneOrFailHandler: (entityName) =>
+      new NotFoundError(`${toConstantCase(entityName)}_NOT_FOUND`),
+    onQuery: (sql) => {
+      counter?.record();
+      return sql;
+    },
+    debug: false,
+    allowGlobalContext: false,
+  };
+}
+
+/** MikroORM options for the configured database, and the embedded instance it runs on, if any. */
+export function buildOrmOptions(
+  config: DatabaseConfig,
+  counter?: QueryCounter,
+  log?: (message: string) => void,
+): { options: Options; pglite: PGlite | null } {
+  if (config.kind === 'postgres') {
+    return {
+      options: {
+        ...baseOptions(counter, log),
+        clientUrl: config.url,
+        pool: { min: 0, max: config.poolSize },
+      },
+      pglite: null,
+    };
+  }
+  if (config.dataDir) {
+    mkdirSync(config.dataDir, { recursive: true });
+  }
+  const pglite = new PGlite({
+    ...(config.dataDir ? { dataDir: resolve(config.dataDir) } : {}),
+    extensions: { pg_trgm },
+  });
+  const options = {
+    ...baseOptions(counter, log),
+    driver: PGliteDriver,
+    dbName: 'pglite',
+    driverOptions: { connection: { pglite: () => pglite } },
+  } as unknown as Options;
+  return { options, pglite };
+}
+
+/** Opens the configured database and, unless told otherwise, brings its schema up to date. */
+export async function openDatabase(
+  config: DatabaseConfig,
+  options: { migrate?: boolean; counter?: QueryCounter; log?: (message: string) => void } = {},
+): Promise<Database> {
+  const { migrate = true, counter, log } = options;
+  const built = buildOrmOptions(config, counter, log);
+  const orm = await MikroORM.init(built.options);
+  const close = async (): Promise<void> => {
+    await orm.close(true);
+    await built.pglite?.close();
+  };
+  try {
+    if (migrate) {
+      await orm.getMigrator().up();
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { orm, kind: config.kind, close };
+}

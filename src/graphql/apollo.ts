@@ -1,0 +1,30 @@
+import type { Server } from 'node:http';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import type { GraphQLSchema } from 'graphql';
+import type { Logger } from 'pino';
+import type { Context } from '../context';
+import { formatError } from './format-error';
+import { playgroundLandingPage } from './playground';
+
+export const GRAPHQL_PATH = '/graphql';
+
+/** Apollo Server over the shared schema, with the offline Playground as its landing page. */
+export function createApolloServer(options: {
+  schema: GraphQLSchema;
+  httpServer: Server;
+  logger: Logger;
+  introspection: boolean;
+}): ApolloServer<Context> {
+  return new ApolloServer<Context>({
+    schema: options.schema,
+    introspection: options.introspection,
+    includeStacktraceInErrorResponses: false,
+    formatError: formatError(options.logger),
+    logger: options.logger,
+    plugins: [
+      ApolloServerPluginDrainHttpServer({ httpServer: options.httpServer }),
+      playgroundLandingPage(GRAPHQL_PATH),
+    ],
+  });
+}

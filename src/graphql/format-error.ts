@@ -1,0 +1,57 @@
+import type { GraphQLFormattedError } from 'graphql';
+import { unwrapResolverError } from '@apollo/server/errors';
+import type { Logger } from 'pino';
+import { isDatabaseUnavailable } from '../shared/db-errors';
+import { AppError } from '../shared/errors';
+
+/** Apollo's own request-level codes that are safe to show as they are. */
+const CLIENT_CODES = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'BAD_REQUEST',
+  'OPERATION_RESOLUTION_FAILURE',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+]);
+
+/**
+ * Shapes every GraphQL error: coded errors pass as they are, a lost database is 503-coded,
+ * anything unexpected is logged and masked (no stack, SQL or driver message leaves).
+ */
+export function formatError(logger: Logger) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const original = unwrapResolverError(error);
+    if (original instanceof AppError) {
+      return {
+        message: original.message,
+        path: formatted.path,
+        locations: formatted.locations,
+        extensions: original.extensions,
+      };
+    }
+    if (isDatabaseUnavailable(original)) {
+      logger.warn({ err: original }, 'database unavailable');
+      return {
+        message: 'The service is temporarily unavailable',
+        path: formatted.path,
+        extensions: { code: 'SERVICE_UNAVAILABLE', reason: 'SERVICE_UNAVAILABLE' },
+      };
+    }
+    const code = formatted.extensions?.['code'];
+    if (typeof code === 'string' && CLIENT_CODES.has(code)) {
+      return {
+        message: formatted.message,
+        locations: formatted.locations,
+        path: formatted.path,
+        extensions: { code },
+      };
+    }
+    logger.error({ err: original }, 'unexpected GraphQL error');
+    return {
+      message: 'Internal server error',
+      path: formatted.path,
+      extensions: { code: 'INTERNAL_SERVER_ERROR', reason: 'INTERNAL_ERROR' },
+    };
+  };
+}

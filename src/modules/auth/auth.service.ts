@@ -1,0 +1,47 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PasswordHasher } from '../../auth/password';
+import { InvalidTokenError, type IssuedTokens, type TokenService } from '../../auth/tokens';
+import { UnauthenticatedError } from '../../shared/errors';
+import { User } from '../user/user.entity';
+
+/** Sign-in with a password, and new tokens for a refresh token. */
+export class AuthService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly passwords: PasswordHasher,
+    private readonly tokens: TokenService,
+  ) {}
+
+  /** `username` is an e-mail address or an account name; failures never say which part was wrong. */
+  async login(username: string, password: string): Promise<IssuedTokens> {
+    const name = username.trim().toLowerCase();
+    const user = await this.em.findOne(
+      User,
+      name.includes('@') ? { email: name } : { account: name },
+      { populate: ['passwordHash'] },
+    );
+    const usable = user !== null && user.isActive && user.deletedAt === null;
+    const ok = await this.passwords.verify(usable ? user.passwordHash : null, password);
+    if (!usable || !ok) {
+      throw new UnauthenticatedError('INCORRECT_EMAIL_OR_PASSWORD');
+    }
+    return this.tokens.issue(user.id);
+  }
+
+  async refresh(refreshToken: string): Promise<IssuedTokens> {
+    let userId: string;
+    try {
+      userId = await this.tokens.verifyRefreshToken(refreshToken);
+    } catch (error) {
+      if (error instanceof InvalidTokenError) {
+        throw new UnauthenticatedError('INVALID_TOKEN');
+      }
+      throw error;
+    }
+    const user = await this.em.findOne(User, { id: userId });
+    if (!user || !user.isActive || user.deletedAt !== null) {
+      throw new UnauthenticatedError('INVALID_TOKEN');
+    }
+    return this.tokens.issue(user.id);
+  }
+}

@@ -1,0 +1,86 @@
+import {
+  Args,
+  Authorized,
+  Ctx,
+  FieldResolver,
+  Mutation,
+  Query,
+  Resolver,
+  Root,
+} from 'type-graphql';
+import type { Context } from '../../context';
+import { PageArgs, Paginated } from '../../shared/pagination';
+import { Viewer } from '../../shared/viewer.decorator';
+import { User } from '../user/user.entity';
+import { Follow } from './follow.entity';
+import { UserIdArgs } from './follow.inputs';
+import { FollowStatusType } from './follow.types';
+
+export const FollowPage = Paginated(Follow, 'FollowPage');
+const FollowListArgs = PageArgs(null);
+type FollowListArgs = InstanceType<typeof FollowListArgs>;
+
+@Resolver(() => Follow)
+export class FollowResolver {
+  @Authorized()
+  @Query(() => FollowPage, {
+    name: 'following',
+    description: 'The users the caller follows, newest first.',
+  })
+  followingList(
+    @Args(() => FollowListArgs) page: FollowListArgs,
+    @Viewer() viewer: User,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.services.follows.list(viewer, 'following', page);
+  }
+
+  @Authorized()
+  @Query(() => FollowPage, {
+    name: 'followers',
+    description: 'The users who follow the caller, newest first.',
+  })
+  followersList(
+    @Args(() => FollowListArgs) page: FollowListArgs,
+    @Viewer() viewer: User,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.services.follows.list(viewer, 'followers', page);
+  }
+
+  @Authorized()
+  @Query(() => FollowStatusType, {
+    description: 'Whether the caller and a user follow each other.',
+  })
+  followStatus(@Args() args: UserIdArgs, @Viewer() viewer: User, @Ctx() ctx: Context) {
+    return ctx.services.follows.status(viewer, args.userId.toLowerCase());
+  }
+
+  @Authorized()
+  @Mutation(() => Follow, { description: 'Follows a user (following again changes nothing).' })
+  follow(@Args() args: UserIdArgs, @Viewer() viewer: User, @Ctx() ctx: Context): Promise<Follow> {
+    return ctx.services.follows.follow(viewer, args.userId.toLowerCase());
+  }
+
+  @Authorized()
+  @Mutation(() => Boolean, {
+    description: 'Stops following a user; true when a follow was removed.',
+  })
+  unfollow(
+    @Args() args: UserIdArgs,
+    @Viewer() viewer: User,
+    @Ctx() ctx: Context,
+  ): Promise<boolean> {
+    return ctx.services.follows.unfollow(viewer, args.userId.toLowerCase());
+  }
+
+  @FieldResolver(() => User, { name: 'follower', description: 'The user who follows.' })
+  followerUser(@Root() follow: Follow, @Ctx() ctx: Context): Promise<User | null> {
+    return ctx.loaders.users.load(follow.followerId);
+  }
+
+  @FieldResolver(() => User, { name: 'following', description: 'The user who is followed.' })
+  followingUser(@Root() follow: Follow, @Ctx() ctx: Context): Promise<User | null> {
+    return ctx.loaders.users.load(follow.followingId);
+  }
+}

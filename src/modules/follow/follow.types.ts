@@ -1,0 +1,14 @@
+import { Field, ObjectType } from 'type-graphql';
+import type { FollowStatus } from './follow.service';
+
+@ObjectType('FollowStatus', { description: 'How the caller and another user follow each other.' })
+export class FollowStatusType implements FollowStatus {
+  @Field({ description: 'The caller follows the user.' })
+  isFollowing!: boolean;
+
+  @Field({ description: 'The user follows the caller.' })
+  isFollowedBy!: boolean;
+
+  @Field({ description: 'Both follow each other.' })
+  isMutual!: boolean;
+}

@@ -1,0 +1,118 @@
+import { Check, Entity, Enum, Index, ManyToOne, Property, type Ref } from '@mikro-orm/core';
+import { GraphQLDateTime, GraphQLUUID } from 'graphql-scalars';
+import { Field, ObjectType, registerEnumType } from 'type-graphql';
+import { BaseEntity } from '../../shared/base.entity';
+import { User } from '../user/user.entity';
+
+export enum MeetingType {
+  ALL_HANDS = 'all-hands',
+  ONE_ON_ONE = 'one-on-one',
+  TEAM_MEETING = 'team-meeting',
+  STANDUP = 'standup',
+  PROJECT_MEETING = 'project-meeting',
+}
+registerEnumType(MeetingType, { name: 'MeetingType', description: 'The kind of meeting.' });
+
+export enum MeetingStatus {
+  PENDING = 'pending',
+  CONFIRMED = 'confirmed',
+  CANCELLED = 'cancelled',
+  COMPLETED = 'completed',
+}
+registerEnumType(MeetingStatus, {
+  name: 'MeetingStatus',
+  description: 'pending until every participant accepted, then confirmed; or cancelled/completed.',
+});
+
+export const MEETING_LIMITS = {
+  title: { min: 6, max: 40 },
+  location: { min: 6, max: 40 },
+  locationUrl: { max: 100 },
+} as const;
+
+/** A meeting owned by one user, with participants (see Participant). */
+@ObjectType({ description: 'A meeting with its participants.' })
+@Entity({ tableName: 'meetings' })
+@Check({ name: 'meetings_title_length', expression: 'char_length(title) between 6 and 40' })
+@Check({ name: 'meetings_location_length', expression: 'char_length(location) between 6 and 40' })
+@Index({ name: 'meetings_owner_start_idx', properties: ['owner', 'startTime'] })
+export class Meeting extends BaseEntity<
+  | 'appointedBy'
+  | 'assignedTo'
+  | 'type'
+  | 'status'
+  | 'locationUrl'
+  | 'ownerId'
+  | 'appointedById'
+  | 'assignedToId'
+  | 'isClosed'
+> {
+  @Field({ description: 'Title, 6 to 40 characters.' })
+  @Property({ length: MEETING_LIMITS.title.max })
+  title!: string;
+
+  @ManyToOne(() => User, { ref: true, deleteRule: 'cascade' })
+  owner!: Ref<User>;
+
+  @Field(() => GraphQLDateTime, { description: 'When the meeting starts (UTC).' })
+  @Property({ type: 'datetime' })
+  startTime!: Date;
+
+  @Field({ description: 'Where the meeting takes place, 6 to 40 characters.' })
+  @Property({ length: MEETING_LIMITS.location.max })
+  location!: string;
+
+  @ManyToOne(() => User, { ref: true, nullable: true, deleteRule: 'set null' })
+  appointedBy: Ref<User> | null = null;
+
+  @ManyToOne(() => User, { ref: true, nullable: true, deleteRule: 'set null' })
+  assignedTo: Ref<User> | null = null;
+
+  @Field(() => MeetingType, { description: 'The kind of meeting (default all-hands).' })
+  @Enum({
+    items: () => MeetingType,
+    nativeEnumName: 'meeting_type',
+    default: MeetingType.ALL_HANDS,
+  })
+  type: MeetingType = MeetingType.ALL_HANDS;
+
+  @Field(() => MeetingStatus, { description: 'The meeting status (default pending).' })
+  @Enum({
+    items: () => MeetingStatus,
+    nativeEnumName: 'meeting_status',
+    default: MeetingStatus.PENDING,
+  })
+  status: MeetingStatus = MeetingStatus.PENDING;
+
+  @Field(() => String, { nullable: true, description: 'Link to join, at most 100 characters.' })
+  @Property({ type: 'string', length: MEETING_LIMITS.locationUrl.max, nullable: true })
+  locationUrl: string | null = null;
+
+  @Field(() => GraphQLUUID, { description: 'Id of the user who owns the meeting.' })
+  get ownerId(): string {
+    return this.owner.id;
+  }
+
+  @Field(() => GraphQLUUID, {
+    name: 'appointedBy',
+    nullable: true,
+    description: 'Id of the user who appointed it.',
+  })
+  get appointedById(): string | null {
+    return this.appointedBy?.id ?? null;
+  }
+
+  @Field(() => GraphQLUUID, {
+    name: 'assignedTo',
+    nullable: true,
+    description: 'Id of the user it is assigned to.',
+  })
+  get assignedToId(): string | null {
+    return this.assignedTo?.id ?? null;
+  }
+
+  /** Cancelled and completed meetings take no more changes. */
+  get isClosed(): boolean {
+    return this.status === MeetingStatus.CANCELLED || this.status === MeetingStatus.COMPLETED;
+  }
+}

@@ -1,0 +1,254 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { onUniqueViolation } from '../../shared/db-errors';
+import {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  ValidationFailedError,
+} from '../../shared/errors';
+import type { Page } from '../../shared/pagination';
+import type { Loaders } from '../../loaders';
+import { Participant, ParticipantStatus } from '../participant/participant.entity';
+import { User } from '../user/user.entity';
+import { Meeting, MeetingStatus } from './meeting.entity';
+import type { AddParticipantArgs, CreateMeetingArgs } from './meeting.inputs';
+import { statusAfterAnswers } from './meeting.rules';
+
+const meetingNotFound = () => new NotFoundError('MEETING_NOT_FOUND', 'Meeting not found');
+const userNotFound = () => new NotFoundError('USER_NOT_FOUND', 'User not found');
+const meetingClosed = () => new ConflictError('MEETING_CLOSED', 'The meeting is closed');
+const alreadyParticipant = () =>
+  new ConflictError('USER_ALREADY_A_PARTICIPANT', 'The user is already a participant');
+
+/** Statuses in which a meeting still waits for answers. */
+const OPEN_STATUSES = [MeetingStatus.PENDING, MeetingStatus.CONFIRMED];
+
+/** A locked meeting with its participants, as a write sees it. */
+interface LockedMeeting {
+  meeting: Meeting;
+  participants: Participant[];
+}
+
+export class MeetingService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly loaders: Loaders,
+  ) {}
+
+  /** A meeting the viewer may see (owner, participant, admin); anyone else is told it does not exist. */
+  async get(viewer: User, meetingId: string): Promise<Meeting> {
+    const meeting = await this.loaders.meetings.load(meetingId);
+    if (!meeting) {
+      throw meetingNotFound();
+    }
+    if (viewer.isAdmin || meeting.ownerId === viewer.id) {
+      return meeting;
+    }
+    const participants = await this.loaders.participantsByMeeting.load(meetingId);
+    if (!participants.some((participant) => participant.userId === viewer.id)) {
+      throw meetingNotFound();
+    }
+    return meeting;
+  }
+
+  /** Meetings the viewer owns or has accepted, latest start first. */
+  listMine(viewer: User, page: Page): Promise<Meeting[]> {
+    const accepted = this.em
+      .createQueryBuilder(Participant, 'p')
+      .select('p.meeting_id')
+      .where({ user: viewer.id, status: ParticipantStatus.ACCEPTED });
+    return this.em.find(
+      Meeting,
+      { $or: [{ owner: viewer.id }, { id: { $in: accepted.getKnexQuery() as never } }] },
+      {
+        orderBy: { startTime: 'desc', id: 'desc' },
+        offset: page.skip,
+        limit: page.limit ?? undefined,
+      },
+    );
+  }
+
+  /** The viewer's unanswered invitations to meetings still open, newest first. */
+  requests(viewer: User, page: Page): Promise<Participant[]> {
+    return this.em.find(
+      Participant,
+      {
+        user: viewer.id,
+        status: ParticipantStatus.NEW,
+        meeting: { status: { $in: OPEN_STATUSES } },
+      },
+      {
+        orderBy: { createdAt: 'desc', id: 'desc' },
+        offset: page.skip,
+        limit: page.limit ?? undefined,
+      },
+    );
+  }
+
+  /** Creates a pending meeting with the owner as an accepted participant and the invited users. */
+  async create(viewer: User, args: CreateMeetingArgs): Promise<Meeting> {
+    const invited = args.participants.map((participant) => participant.userId.toLowerCase());
+    const problems: Record<string, 'INVALID_CHOICE'> = {};
+    invited.forEach((userId, index) => {
+      if (userId === viewer.id || invited.indexOf(userId) !== index) {
+        problems[`participants.${index}.userId`] = 'INVALID_CHOICE';
+      }
+    });
+    if (Object.keys(problems).length > 0) {
+      throw new ValidationFailedError(problems);
+    }
+    const { meeting: input } = args;
+    const referenced = [
+      ...new Set(
+        [...invited, input.appointedBy, input.assignedTo].filter((id): id is string => !!id),
+      ),
+    ].map((id) => id.toLowerCase());
+    const found = await this.em.count(User, {
+      id: { $in: referenced },
+      isActive: true,
+      deletedAt: null,
+    });
+    if (found !== referenced.length) {
+      throw userNotFound();
+    }
+    const meeting = this.em.create(Meeting, {
+      title: input.title.trim(),
+      ...(input.type ? { type: input.type } : {}),
+      startTime: new Date(input.startTime),
+      location: input.location.trim(),
+      locationUrl: input.locationUrl ?? null,
+      owner: viewer,
+      appointedBy: input.appointedBy
+        ? this.em.getReference(User, input.appointedBy.toLowerCase())
+        : null,
+      assignedTo: input.assignedTo
+        ? this.em.getReference(User, input.assignedTo.toLowerCase())
+        : null,
+    });
+    this.em.create(Participant, { meeting, user: viewer, status: ParticipantStatus.ACCEPTED });
+    args.participants.forEach((participant, index) => {
+      this.em.create(Participant, {
+        meeting,
+        user: this.em.getReference(User, invited[index] as string),
+        status: participant.status ?? ParticipantStatus.NEW,
+        // Invitations are ordered after the owner's own participation.
+        createdAt: new Date(meeting.createdAt.getTime() + 1 + index),
+      });
+    });
+    await this.em.flush();
+    return meeting;
+  }
+
+  /** Adds a user to a meeting; only its owner (or an admin) may. */
+  async addParticipant(viewer: User, args: AddParticipantArgs): Promise<Participant> {
+    const userId = args.userId.toLowerCase();
+    const participant = await onUniqueViolation(
+      () =>
+        this.em.transactional(async (em) => {
+          const { meeting, participants } = await this.lockVisible(em, viewer, args.meetingId);
+          if (!viewer.isAdmin && meeting.ownerId !== viewer.id) {
+            throw new ForbiddenError(
+              'ONLY_MEETING_OWNER_CAN_ADD_PARTICIPANTS',
+              'Only the meeting owner can add participants',
+            );
+          }
+          if (meeting.isClosed) {
+            throw meetingClosed();
+          }
+          const user = await em.findOne(User, { id: userId, isActive: true, deletedAt: null });
+          if (!user) {
+            throw userNotFound();
+          }
+          if (participants.some((existing) => existing.userId === userId)) {
+            throw alreadyParticipant();
+          }
+          const added = em.create(Participant, { meeting, user, status: args.status });
+          if (
+            meeting.status === MeetingStatus.CONFIRMED &&
+            args.status !== ParticipantStatus.ACCEPTED
+          ) {
+            meeting.status = MeetingStatus.PENDING;
+          }
+          return added;
+        }),
+      { participants_meeting_user_unique: alreadyParticipant },
+    );
+    this.forget(args.meetingId);
+    return participant;
+  }
+
+  /** The viewer accepts; once everyone has, the meeting is confirmed. Repeating changes nothing. */
+  approve(viewer: User, meetingId: string): Promise<Meeting> {
+    return this.answer(viewer, meetingId, ParticipantStatus.ACCEPTED);
+  }
+
+  /** The viewer declines; once every guest has, the meeting is cancelled. */
+  decline(viewer: User, meetingId: string): Promise<Meeting> {
+    return this.answer(viewer, meetingId, ParticipantStatus.DECLINED);
+  }
+
+  private async answer(
+    viewer: User,
+    meetingId: string,
+    status: ParticipantStatus,
+  ): Promise<Meeting> {
+    const meeting = await this.em.transactional(async (em) => {
+      const locked = await this.lockVisible(em, viewer, meetingId);
+      const mine = locked.participants.find((participant) => participant.userId === viewer.id);
+      if (!mine) {
+        throw new ForbiddenError('NOT_A_PARTICIPANT', 'You are not a participant of this meeting');
+      }
+      if (locked.meeting.isClosed) {
+        throw meetingClosed();
+      }
+      if (status === ParticipantStatus.DECLINED && locked.meeting.ownerId === viewer.id) {
+        throw new ForbiddenError(
+          'OWNER_CANNOT_DECLINE',
+          'The owner cannot decline their own meeting',
+        );
+      }
+      mine.status = status;
+      locked.meeting.status = statusAfterAnswers(
+        locked.meeting.status,
+        locked.meeting.ownerId,
+        locked.participants,
+      );
+      return locked.meeting;
+    });
+    this.forget(meetingId);
+    return meeting;
+  }
+
+  /** Locks the meeting row for this transaction and checks that the viewer may see it. */
+  private async lockVisible(
+    em: EntityManager,
+    viewer: User,
+    meetingId: string,
+  ): Promise<LockedMeeting> {
+    const meeting = await em.findOne(
+      Meeting,
+      { id: meetingId },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    if (!meeting) {
+      throw meetingNotFound();
+    }
+    const participants = await em.find(
+      Participant,
+      { meeting: meetingId },
+      { orderBy: { createdAt: 'asc', id: 'asc' } },
+    );
+    const isParticipant = participants.some((participant) => participant.userId === viewer.id);
+    if (!viewer.isAdmin && meeting.ownerId !== viewer.id && !isParticipant) {
+      throw meetingNotFound();
+    }
+    return { meeting, participants };
+  }
+
+  /** Drops cached reads of a meeting this request has just changed. */
+  private forget(meetingId: string): void {
+    this.loaders.meetings.clear(meetingId);
+    this.loaders.participantsByMeeting.clear(meetingId);
+  }
+}

@@ -1,0 +1,112 @@
+import { Check, Entity, Enum, Index, Property } from '@mikro-orm/core';
+import { GraphQLEmailAddress, GraphQLLocalDate, GraphQLUUID } from 'graphql-scalars';
+import { Field, ObjectType, registerEnumType } from 'type-graphql';
+import { BaseEntity } from '../../shared/base.entity';
+
+export enum Role {
+  USER = 'user',
+  ADMIN = 'admin',
+}
+registerEnumType(Role, { name: 'Role', description: 'What a user may do beyond their own data.' });
+
+/** Limits shared by the database constraints, the input validation and the docs. */
+export const USER_LIMITS = {
+  name: { min: 8, max: 40 },
+  email: { max: 255 },
+  account: { min: 3, max: 32 },
+  password: { min: 8, max: 128 },
+  bio: { max: 200 },
+  phone: { max: 20 },
+} as const;
+
+/** A registered person. The password hash never leaves the service. */
+@ObjectType({ description: 'A registered user (public record, without sensitive data).' })
+@Entity({ tableName: 'users' })
+@Index({ name: 'users_name_id_idx', properties: ['name', 'id'] })
+@Index({
+  name: 'users_search_trgm_idx',
+  expression:
+    'create index "users_search_trgm_idx" on "users" using gin ("name" gin_trgm_ops, "account" gin_trgm_ops, "email" gin_trgm_ops)',
+})
+@Check({ name: 'users_name_length', expression: 'char_length(name) between 8 and 40' })
+@Check({ name: 'users_email_lower', expression: 'email = lower(email)' })
+@Check({ name: 'users_account_format', expression: "account ~ '^[a-z0-9._-]{3,32}$'" })
+export class User extends BaseEntity<
+  | 'roles'
+  | 'isActive'
+  | 'isVerified'
+  | 'isSuperuser'
+  | 'bio'
+  | 'dob'
+  | 'phone'
+  | 'avatarPhotoId'
+  | 'deletedAt'
+  | 'isAdmin'
+> {
+  @Field({ description: 'Display name, 8 to 40 characters.' })
+  @Property({ length: USER_LIMITS.name.max })
+  name!: string;
+
+  @Field(() => GraphQLEmailAddress, { description: 'E-mail address, stored lower-cased.' })
+  @Property({ length: USER_LIMITS.email.max })
+  @Index({
+    name: 'users_email_unique',
+    expression: 'create unique index "users_email_unique" on "users" (lower("email"))',
+  })
+  email!: string;
+
+  @Field({ description: 'Account name: 3 to 32 of a-z, 0-9, dot, underscore, hyphen.' })
+  @Property({ length: USER_LIMITS.account.max })
+  @Index({
+    name: 'users_account_unique',
+    expression: 'create unique index "users_account_unique" on "users" (lower("account"))',
+  })
+  account!: string;
+
+  @Property({ hidden: true, lazy: true, length: 255 })
+  passwordHash!: string;
+
+  @Field(() => Role, { description: 'The role: user or admin.' })
+  @Enum({ items: () => Role, nativeEnumName: 'user_role', default: Role.USER })
+  roles: Role = Role.USER;
+
+  @Field({ description: 'Inactive users cannot sign in and are hidden from search.' })
+  @Property({ default: true })
+  isActive: boolean = true;
+
+  @Field({ description: 'Whether the e-mail address was verified.' })
+  @Property({ default: true })
+  isVerified: boolean = true;
+
+  @Field({ description: 'Superusers may see and change everything.' })
+  @Property({ default: false })
+  isSuperuser: boolean = false;
+
+  @Field(() => String, { nullable: true, description: 'Short biography, at most 200 characters.' })
+  @Property({ type: 'string', length: USER_LIMITS.bio.max, nullable: true })
+  bio: string | null = null;
+
+  @Field(() => GraphQLLocalDate, { nullable: true, description: 'Date of birth (YYYY-MM-DD).' })
+  @Property({ type: 'date', nullable: true })
+  dob: string | null = null;
+
+  @Field(() => String, { nullable: true, description: 'Phone number, at most 20 characters.' })
+  @Property({ type: 'string', length: USER_LIMITS.phone.max, nullable: true })
+  phone: string | null = null;
+
+  @Field(() => GraphQLUUID, { nullable: true, description: 'Id of the avatar photo, if any.' })
+  @Property({ type: 'uuid', nullable: true })
+  avatarPhotoId: string | null = null;
+
+  @Field(() => GraphQLLocalDate, {
+    nullable: true,
+    description: 'Date of deletion (YYYY-MM-DD), if deleted.',
+  })
+  @Property({ type: 'date', nullable: true })
+  deletedAt: string | null = null;
+
+  /** Admins and superusers may see and manage every meeting. */
+  get isAdmin(): boolean {
+    return this.roles === Role.ADMIN || this.isSuperuser;
+  }
+}

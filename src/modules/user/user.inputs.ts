@@ -1,0 +1,61 @@
+import { IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { ArgsType, Field } from 'type-graphql';
+import { PageArgs } from '../../shared/pagination';
+import {
+  EqualsProperty,
+  IsTrimmedEmail,
+  NotBlank,
+  TrimmedMaxLength,
+  TrimmedMinLength,
+} from '../../shared/validation';
+import { USER_LIMITS } from './user.entity';
+
+@ArgsType()
+export class RegisterArgs {
+  @Field({ description: 'Display name, 8 to 40 characters (trimmed).' })
+  @NotBlank()
+  @TrimmedMinLength(USER_LIMITS.name.min)
+  @TrimmedMaxLength(USER_LIMITS.name.max)
+  name!: string;
+
+  @Field({ description: 'Account name, 3 to 32 of a-z 0-9 . _ - (stored lower-cased).' })
+  @NotBlank()
+  @TrimmedMinLength(USER_LIMITS.account.min)
+  @TrimmedMaxLength(USER_LIMITS.account.max)
+  @Matches(/^\s*[A-Za-z0-9._-]+\s*$/)
+  account!: string;
+
+  @Field({ description: 'E-mail address, at most 255 characters (stored lower-cased).' })
+  @NotBlank()
+  @TrimmedMaxLength(USER_LIMITS.email.max)
+  @IsTrimmedEmail()
+  email!: string;
+
+  @Field({ description: 'Password, 8 to 128 characters, case-sensitive.' })
+  @NotBlank()
+  @MinLength(USER_LIMITS.password.min)
+  @MaxLength(USER_LIMITS.password.max)
+  password!: string;
+
+  @Field({ description: 'The same password again.' })
+  @IsString()
+  @EqualsProperty('password')
+  passwordConfirm!: string;
+}
+
+@ArgsType()
+export class UserSearchArgs extends PageArgs(20) {
+  @Field({ description: 'Text to find in name, account or e-mail (2 to 100 characters).' })
+  @NotBlank()
+  @TrimmedMinLength(2)
+  @TrimmedMaxLength(100)
+  q!: string;
+}
+
+@ArgsType()
+export class AccountArgs {
+  @Field({ description: 'The account name of the user.' })
+  @NotBlank()
+  @TrimmedMaxLength(USER_LIMITS.account.max)
+  account!: string;
+}

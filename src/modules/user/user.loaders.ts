@@ -1,0 +1,44 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import DataLoader from 'dataloader';
+import { User } from './user.entity';
+
+/** Users by id; users already in this request's identity map cost no query. */
+export function createUserByIdLoader(em: EntityManager): DataLoader<string, User | null> {
+  return new DataLoader(async (ids) => {
+    const known = new Map<string, User>();
+    const missing: string[] = [];
+    for (const id of ids) {
+      const user = em.getUnitOfWork().getById<User>(User.name, id);
+      if (user) {
+        known.set(id, user);
+      } else {
+        missing.push(id);
+      }
+    }
+    if (missing.length > 0) {
+      for (const user of await em.find(User, { id: { $in: missing } })) {
+        known.set(user.id, user);
+      }
+    }
+    return ids.map((id) => known.get(id) ?? null);
+  });
+}
+
+/** How many users each user follows, or is followed by, in one grouped query per batch. */
+export function createFollowCountLoader(
+  em: EntityManager,
+  side: 'follower' | 'following',
+): DataLoader<string, number> {
+  const column = side === 'follower' ? 'follower_id' : 'following_id';
+  return new DataLoader(async (ids) => {
+    const query = em
+      .getKnex()('follows')
+      .select(`${column} as id`)
+      .count('* as total')
+      .whereIn(column, [...ids])
+      .groupBy(column);
+    const rows = await em.execute<Array<{ id: string; total: string | number }>>(query);
+    const totals = new Map(rows.map((row) => [row.id, Number(row.total)]));
+    return ids.map((id) => totals.get(id) ?? 0);
+  });
+}

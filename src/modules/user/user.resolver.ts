@@ -1,0 +1,41 @@
+import { Args, Authorized, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
+import type { Context } from '../../context';
+import { Paginated } from '../../shared/pagination';
+import { Viewer } from '../../shared/viewer.decorator';
+import { User } from './user.entity';
+import { AccountArgs, UserSearchArgs } from './user.inputs';
+
+export const UserPage = Paginated(User, 'UserPage');
+
+@Resolver(() => User)
+export class UserResolver {
+  @Authorized()
+  @Query(() => User, { description: 'The authenticated user.' })
+  me(@Viewer() viewer: User): User {
+    return viewer;
+  }
+
+  @Authorized()
+  @Query(() => User, { description: 'A user by account name.' })
+  user(@Args() args: AccountArgs, @Ctx() ctx: Context): Promise<User> {
+    return ctx.services.users.byAccount(args.account);
+  }
+
+  @Authorized()
+  @Query(() => UserPage, {
+    description: 'Active users whose name, account or e-mail contains q (case-insensitive).',
+  })
+  searchUsers(@Args() args: UserSearchArgs, @Ctx() ctx: Context) {
+    return ctx.services.users.search(args.q, args);
+  }
+
+  @FieldResolver(() => Int, { description: 'How many users this user follows.' })
+  followingCount(@Root() user: User, @Ctx() ctx: Context): Promise<number> {
+    return ctx.loaders.followingCount.load(user.id);
+  }
+
+  @FieldResolver(() => Int, { description: 'How many users follow this user.' })
+  followersCount(@Root() user: User, @Ctx() ctx: Context): Promise<number> {
+    return ctx.loaders.followersCount.load(user.id);
+  }
+}

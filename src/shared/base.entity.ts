@@ -1,0 +1,23 @@
+import { OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
+import { randomUUID } from 'node:crypto';
+import { GraphQLDateTime, GraphQLUUID } from 'graphql-scalars';
+import { Field, ObjectType } from 'type-graphql';
+
+/** Columns every table has: a UUID key and creation/update timestamps. */
+@ObjectType()
+export abstract class BaseEntity<Optional extends string = never> {
+  /** Properties `em.create` may leave out: generated, defaulted or derived. */
+  [OptionalProps]?: 'id' | 'createdAt' | 'updatedAt' | Optional;
+
+  @Field(() => GraphQLUUID, { description: 'Unique identifier (lowercase UUID).' })
+  @PrimaryKey({ type: 'uuid' })
+  id: string = randomUUID();
+
+  @Field(() => GraphQLDateTime, { description: 'When the record was created (UTC).' })
+  @Property({ type: 'datetime', defaultRaw: 'now()' })
+  createdAt: Date = new Date();
+
+  @Field(() => GraphQLDateTime, { description: 'When the record was last changed (UTC).' })
+  @Property({ type: 'datetime', defaultRaw: 'now()', onUpdate: () => new Date() })
+  updatedAt: Date = new Date();
+}

@@ -1,0 +1,95 @@
+import { GraphQLError } from 'graphql';
+
+/** The GraphQL error categories of the contract (section 6), carried in `extensions.code`. */
+export type ErrorCategory =
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'BAD_USER_INPUT'
+  | 'CONFLICT'
+  | 'SERVICE_UNAVAILABLE'
+  | 'INTERNAL_SERVER_ERROR';
+
+/** Why a single input field was refused; the contract's REASON vocabulary. */
+export type ValidationReason =
+  | 'REQUIRED'
+  | 'TOO_SHORT'
+  | 'TOO_LONG'
+  | 'INVALID_EMAIL'
+  | 'INVALID_UUID'
+  | 'INVALID_DATE'
+  | 'INVALID_CHOICE'
+  | 'INVALID_FORMAT'
+  | 'MUST_BE_STRING'
+  | 'MUST_BE_INTEGER'
+  | 'TOO_SMALL'
+  | 'TOO_LARGE'
+  | 'MISMATCH'
+  | 'MUST_BE_FUTURE';
+
+/** Field path (GraphQL argument path, dot-separated, list indexes as numbers) → reason. */
+export type FieldErrors = Record<string, ValidationReason>;
+
+/**
+ * An expected failure with a stable code. `extensions.code` is the category, `extensions.reason`
+ * the contract's specific code (e.g. `MEETING_NOT_FOUND`), which the REST facade puts on the wire.
+ */
+export abstract class AppError extends GraphQLError {
+  protected constructor(
+    readonly category: ErrorCategory,
+    readonly reason: string,
+    message: string,
+    extra: Record<string, unknown> = {},
+  ) {
+    super(message, { extensions: { code: category, reason, ...extra } });
+  }
+}
+
+export class UnauthenticatedError extends AppError {
+  constructor(reason: 'NOT_AUTHENTICATED' | 'INVALID_TOKEN' | 'INCORRECT_EMAIL_OR_PASSWORD') {
+    super('UNAUTHENTICATED', reason, messages[reason]);
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(reason: string, message = 'You are not allowed to do this') {
+    super('FORBIDDEN', reason, message);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(reason: string, message = 'Not found') {
+    super('NOT_FOUND', reason, message);
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(reason: string, message = 'Conflict') {
+    super('CONFLICT', reason, message);
+  }
+}
+
+export class ValidationFailedError extends AppError {
+  constructor(readonly fields: FieldErrors) {
+    super('BAD_USER_INPUT', 'VALIDATION_FAILED', 'Invalid input', { fields });
+  }
+
+  static of(field: string, reason: ValidationReason): ValidationFailedError {
+    return new ValidationFailedError({ [field]: reason });
+  }
+}
+
+export class ServiceUnavailableError extends AppError {
+  constructor() {
+    super('SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable');
+  }
+}
+
+const messages: Record<
+  'NOT_AUTHENTICATED' | 'INVALID_TOKEN' | 'INCORRECT_EMAIL_OR_PASSWORD',
+  string
+> = {
+  NOT_AUTHENTICATED: 'Authentication required',
+  INVALID_TOKEN: 'The access token is invalid or expired',
+  INCORRECT_EMAIL_OR_PASSWORD: 'Incorrect email or password',
+};

@@ -1,0 +1,128 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { User } from '../../src/modules/user/user.entity';
+import type { GraphQLClient } from './graphql-client';
+
+/** A registered, signed-in user. */
+export interface SeededUser {
+  id: string;
+  name: string;
+  account: string;
+  email: string;
+  password: string;
+  token: string;
+}
+
+/** A created meeting. */
+export interface SeededMeeting {
+  id: string;
+  ownerId: string;
+  status: string;
+}
+
+const REGISTER = `mutation ($name: String!, $account: String!, $email: String!, $password: String!) {
+  register(name: $name, account: $account, email: $email, password: $password, passwordConfirm: $password) { id }
+}`;
+const LOGIN = `mutation ($username: String!, $password: String!) {
+  login(username: $username, password: $password) { accessToken }
+}`;
+const CREATE_MEETING = `mutation ($meeting: MeetingInput!, $participants: [ParticipantInput!]!) {
+  createMeeting(meeting: $meeting, participants: $participants) { id ownerId status }
+}`;
+
+/** Builds a meeting step by step: `await seed.meeting(alice).inviting(bob).create()`. */
+export class MeetingBuilder {
+  private title = 'Weekly sync';
+  private startsInHours = 24;
+  private readonly invited: Array<{ userId: string; status?: string }> = [];
+
+  constructor(
+    private readonly gql: GraphQLClient,
+    private readonly owner: SeededUser,
+  ) {}
+
+  titled(title: string): this {
+    this.title = title;
+    return this;
+  }
+
+  startingInHours(hours: number): this {
+    this.startsInHours = hours;
+    return this;
+  }
+
+  inviting(...users: SeededUser[]): this {
+    this.invited.push(...users.map((user) => ({ userId: user.id })));
+    return this;
+  }
+
+  invitingAs(status: 'NEW' | 'ACCEPTED' | 'DECLINED', ...users: SeededUser[]): this {
+    this.invited.push(...users.map((user) => ({ userId: user.id, status })));
+    return this;
+  }
+
+  async create(): Promise<SeededMeeting> {
+    const data = await this.gql.data<{ createMeeting: SeededMeeting }>(
+      CREATE_MEETING,
+      {
+        meeting: {
+          title: this.title,
+          startTime: new Date(Date.now() + this.startsInHours * 3_600_000).toISOString(),
+          location: 'Room 101, HQ',
+        },
+        participants: this.invited,
+      },
+      this.owner.token,
+    );
+    return data.createMeeting;
+  }
+}
+
+/** Seeds data through the public API, as a client would. */
+export class Seed {
+  private counter = 0;
+
+  constructor(
+    private readonly gql: GraphQLClient,
+    private readonly orm: MikroORM,
+  ) {}
+
+  async user(
+    overrides: Partial<Pick<SeededUser, 'name' | 'account' | 'email' | 'password'>> = {},
+  ): Promise<SeededUser> {
+    this.counter += 1;
+    const suffix = `${this.counter}${Math.random().toString(36).slice(2, 6)}`;
+    const account = overrides.account ?? `user${suffix}`;
+    const input = {
+      name: overrides.name ?? `Test User ${suffix}`,
+      account,
+      email: overrides.email ?? `${account}@example.com`,
+      password: overrides.password ?? 'correct horse battery',
+    };
+    const registered = await this.gql.data<{ register: { id: string } }>(REGISTER, input);
+    const login = await this.gql.data<{ login: { accessToken: string } }>(LOGIN, {
+      username: input.email,
+      password: input.password,
+    });
+    return { ...input, id: registered.register.id, token: login.login.accessToken };
+  }
+
+  async users(count: number): Promise<SeededUser[]> {
+    const users: SeededUser[] = [];
+    for (let i = 0; i < count; i += 1) {
+      users.push(await this.user());
+    }
+    return users;
+  }
+
+  meeting(owner: SeededUser): MeetingBuilder {
+    return new MeetingBuilder(this.gql, owner);
+  }
+
+  /** Changes a user's stored flags directly: no API grants privileges, by design. */
+  async update(
+    user: SeededUser,
+    changes: Partial<Pick<User, 'roles' | 'isSuperuser' | 'isActive' | 'deletedAt'>>,
+  ): Promise<void> {
+    await this.orm.em.fork().nativeUpdate(User, { id: user.id }, changes);
+  }
+}

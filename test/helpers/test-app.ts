@@ -1,0 +1,44 @@
+import { type AppInstance, createApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
+import { createTestDatabase, type TestDatabase } from './test-database';
+import { GraphQLClient } from './graphql-client';
+import { Seed } from './seed';
+
+/** A running service on its own empty database, with clients and seed builders. */
+export interface TestApp {
+  url: string;
+  instance: AppInstance;
+  gql: GraphQLClient;
+  seed: Seed;
+  /** SQL statements the service sent while `fn` ran. */
+  countQueries(fn: () => Promise<unknown>): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Boots the production wiring (createApp) on a fresh database, listening on 127.0.0.1. */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database: TestDatabase = await createTestDatabase();
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
+  const instance = await createApp({
+    config: { ...config, database: database.config },
+    // Tests hash many passwords; argon2id with a small cost keeps them quick.
+    passwordCost: { memoryCost: 1024, timeCost: 1 },
+  });
+  const url = await instance.listen(0, '127.0.0.1');
+  const gql = new GraphQLClient(`${url}/graphql`);
+  return {
+    url,
+    instance,
+    gql,
+    seed: new Seed(gql, instance.database.orm),
+    async countQueries(fn) {
+      const before = instance.queries.total;
+      await fn();
+      return instance.queries.total - before;
+    },
+    async close() {
+      await instance.close();
+      await database.drop();
+    },
+  };
+}
