@@ -31,6 +31,7 @@ export default tseslint.config(
         module: 'writable',
         process: 'readonly',
         console: 'readonly',
+        URL: 'readonly',
       },
     },
     rules: { '@typescript-eslint/no-require-imports': 'off' },

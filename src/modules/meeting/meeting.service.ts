@@ -126,14 +126,20 @@ export class MeetingService {
         ? this.em.getReference(User, input.assignedTo.toLowerCase())
         : null,
     });
-    this.em.create(Participant, { meeting, user: viewer, status: ParticipantStatus.ACCEPTED });
+    // Explicit timestamps keep the owner first and the guests in the order given.
+    const start = meeting.createdAt.getTime();
+    this.em.create(Participant, {
+      meeting,
+      user: viewer,
+      status: ParticipantStatus.ACCEPTED,
+      createdAt: new Date(start),
+    });
     args.participants.forEach((participant, index) => {
       this.em.create(Participant, {
         meeting,
         user: this.em.getReference(User, invited[index] as string),
         status: participant.status ?? ParticipantStatus.NEW,
-        // Invitations are ordered after the owner's own participation.
-        createdAt: new Date(meeting.createdAt.getTime() + 1 + index),
+        createdAt: new Date(start + 1 + index),
       });
     });
     await this.em.flush();
