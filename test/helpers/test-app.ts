@@ -1,5 +1,5 @@
 import { type AppInstance, createApp } from '../../src/app';
-import { loadConfig } from '../../src/config';
+import { type DatabaseConfig, loadConfig } from '../../src/config';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { GraphQLClient } from './graphql-client';
 import { Seed } from './seed';
@@ -16,8 +16,13 @@ export interface TestApp {
 }
 
 /** Boots the production wiring (createApp) on a fresh database, listening on 127.0.0.1. */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const database: TestDatabase = await createTestDatabase();
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: { database?: DatabaseConfig } = {},
+): Promise<TestApp> {
+  const database: TestDatabase = options.database
+    ? { config: options.database, drop: async () => {} }
+    : await createTestDatabase();
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
   const instance = await createApp({
     config: { ...config, database: database.config },

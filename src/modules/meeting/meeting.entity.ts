@@ -33,8 +33,8 @@ export const MEETING_LIMITS = {
 /** A meeting owned by one user, with participants (see Participant). */
 @ObjectType({ description: 'A meeting with its participants.' })
 @Entity({ tableName: 'meetings' })
-@Check({ name: 'meetings_title_length', expression: 'char_length(title) between 6 and 40' })
-@Check({ name: 'meetings_location_length', expression: 'char_length(location) between 6 and 40' })
+@Check({ name: 'meetings_title_length', expression: 'char_length(title) >= 6' })
+@Check({ name: 'meetings_location_length', expression: 'char_length(location) >= 6' })
 @Index({ name: 'meetings_owner_start_idx', properties: ['owner', 'startTime'] })
 export class Meeting extends BaseEntity<
   | 'appointedBy'

@@ -28,7 +28,7 @@ export const USER_LIMITS = {
   expression:
     'create index "users_search_trgm_idx" on "users" using gin ("name" gin_trgm_ops, "account" gin_trgm_ops, "email" gin_trgm_ops)',
 })
-@Check({ name: 'users_name_length', expression: 'char_length(name) between 8 and 40' })
+@Check({ name: 'users_name_length', expression: 'char_length(name) >= 8' })
 @Check({ name: 'users_email_lower', expression: 'email = lower(email)' })
 @Check({ name: 'users_account_format', expression: "account ~ '^[a-z0-9._-]{3,32}$'" })
 export class User extends BaseEntity<

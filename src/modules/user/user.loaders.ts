@@ -1,15 +1,16 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { type EntityManager, wrap } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 import { User } from './user.entity';
 
-/** Users by id; users already in this request's identity map cost no query. */
+/** Users by id; users already loaded in this request's identity map cost no query. */
 export function createUserByIdLoader(em: EntityManager): DataLoader<string, User | null> {
   return new DataLoader(async (ids) => {
     const known = new Map<string, User>();
     const missing: string[] = [];
     for (const id of ids) {
       const user = em.getUnitOfWork().getById<User>(User.name, id);
-      if (user) {
+      // A bare reference (only its id known) still has to be loaded.
+      if (user && wrap(user).isInitialized()) {
         known.set(id, user);
       } else {
         missing.push(id);

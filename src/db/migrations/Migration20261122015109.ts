@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261122013736 extends Migration {
+export class Migration20261122015109 extends Migration {
   override async up(): Promise<void> {
     // Trigram indexes serve case-insensitive substring search on users.
     this.addSql(`create extension if not exists pg_trgm;`);
@@ -13,7 +13,7 @@ export class Migration20261122013736 extends Migration {
     );
     this.addSql(`create type "participant_status" as enum ('new', 'accepted', 'declined');`);
     this.addSql(
-      `create table "users" ("id" uuid not null, "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "name" varchar(40) not null, "email" varchar(255) not null, "account" varchar(32) not null, "password_hash" varchar(255) not null, "roles" "user_role" not null default 'user', "is_active" boolean not null default true, "is_verified" boolean not null default true, "is_superuser" boolean not null default false, "bio" varchar(200) null, "dob" date null, "phone" varchar(20) null, "avatar_photo_id" uuid null, "deleted_at" date null, constraint "users_pkey" primary key ("id"), constraint users_account_format check (account ~ '^[a-z0-9._-]{3,32}\$'), constraint users_email_lower check (email = lower(email)), constraint users_name_length check (char_length(name) between 8 and 40));`,
+      `create table "users" ("id" uuid not null, "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "name" varchar(40) not null, "email" varchar(255) not null, "account" varchar(32) not null, "password_hash" varchar(255) not null, "roles" "user_role" not null default 'user', "is_active" boolean not null default true, "is_verified" boolean not null default true, "is_superuser" boolean not null default false, "bio" varchar(200) null, "dob" date null, "phone" varchar(20) null, "avatar_photo_id" uuid null, "deleted_at" date null, constraint "users_pkey" primary key ("id"), constraint users_account_format check (account ~ '^[a-z0-9._-]{3,32}\$'), constraint users_email_lower check (email = lower(email)), constraint users_name_length check (char_length(name) >= 8));`,
     );
     this.addSql(`create unique index "users_email_unique" on "users" (lower("email"));`);
     this.addSql(`create unique index "users_account_unique" on "users" (lower("account"));`);
@@ -23,7 +23,7 @@ export class Migration20261122013736 extends Migration {
     this.addSql(`create index "users_name_id_idx" on "users" ("name", "id");`);
 
     this.addSql(
-      `create table "meetings" ("id" uuid not null, "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "title" varchar(40) not null, "owner_id" uuid not null, "start_time" timestamptz not null, "location" varchar(40) not null, "appointed_by_id" uuid null, "assigned_to_id" uuid null, "type" "meeting_type" not null default 'all-hands', "status" "meeting_status" not null default 'pending', "location_url" varchar(100) null, constraint "meetings_pkey" primary key ("id"), constraint meetings_location_length check (char_length(location) between 6 and 40), constraint meetings_title_length check (char_length(title) between 6 and 40));`,
+      `create table "meetings" ("id" uuid not null, "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "title" varchar(40) not null, "owner_id" uuid not null, "start_time" timestamptz not null, "location" varchar(40) not null, "appointed_by_id" uuid null, "assigned_to_id" uuid null, "type" "meeting_type" not null default 'all-hands', "status" "meeting_status" not null default 'pending', "location_url" varchar(100) null, constraint "meetings_pkey" primary key ("id"), constraint meetings_location_length check (char_length(location) >= 6), constraint meetings_title_length check (char_length(title) >= 6));`,
     );
     this.addSql(
       `create index "meetings_owner_start_idx" on "meetings" ("owner_id", "start_time");`,

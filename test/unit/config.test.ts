@@ -1,0 +1,40 @@
+import { ConfigError, DEFAULT_JWT_SECRET, loadConfig } from '../../src/config';
+
+describe('configuration', () => {
+  it('defaults to port 8000 and the embedded database under ./data', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(8000);
+    expect(config.database).toEqual({ kind: 'pglite', dataDir: './data' });
+    expect(config.auth.accessTokenTtl).toBe(3600);
+    expect(config.auth.refreshTokenTtl).toBe(30 * 86400);
+  });
+
+  it('uses PostgreSQL when DATABASE_URL is set', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x' }).database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u@db:5432/x',
+      poolSize: 10,
+    });
+  });
+
+  it('names every bad variable', () => {
+    try {
+      loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', DATABASE_URL: 'not a url' });
+      throw new Error('expected a ConfigError');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      const { problems } = error as ConfigError;
+      expect(problems.map((p) => p.split(':')[0])).toEqual(['PORT', 'LOG_LEVEL', 'DATABASE_URL']);
+    }
+  });
+
+  it('refuses to run in production with the default signing secret', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET/);
+    expect(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: DEFAULT_JWT_SECRET })).toThrow(ConfigError);
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'a-long-secret-of-our-own' }).introspection).toBe(false);
+  });
+
+  it('needs the external issuer and its JWKS URL together', () => {
+    expect(() => loadConfig({ OAUTH_EXTERNAL_ISSUER: 'https://idp.example' })).toThrow(/OAUTH_EXTERNAL/);
+  });
+});
