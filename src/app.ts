@@ -20,6 +20,7 @@ import { errorHandler, notFound } from './http/http-errors';
 import { oauthMetadataRoutes } from './http/oauth-metadata.routes';
 import { createLogger } from './logger';
 import { createSchema } from './schema/build-schema';
+import { REST_PREFIX, restRouter } from '../rest/router';
 
 export interface CreateAppOptions {
   config: Config;
@@ -93,7 +94,9 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
       autoLogging: { ignore: (req) => req.url?.startsWith('/health/') ?? false },
     }),
   );
-  app.use(healthRoutes(database.orm, () => shuttingDown));
+  const health = healthRoutes(database.orm, () => shuttingDown);
+  app.use(health);
+  app.use(REST_PREFIX, health);
   app.use(oauthMetadataRoutes(key, issuer));
   app.use(playgroundAssetsMount, playgroundAssets());
 
@@ -111,6 +114,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
       context: ({ req }) => createContext(deps, req.headers.authorization),
     }),
   );
+  app.use(REST_PREFIX, restRouter({ schema, deps, logger }));
   app.use(notFound);
   app.use(errorHandler(logger));
 

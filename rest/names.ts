@@ -1,0 +1,29 @@
+/** `passwordConfirm` → `password_confirm`. */
+export const toSnake = (name: string): string =>
+  name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** `password_confirm` → `passwordConfirm`. */
+export const toCamel = (name: string): string =>
+  name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+/**
+ * The client's name for a GraphQL argument path: `participants.0.userId` → `participants.[0].user_id`;
+ * the first segment may be renamed (`username` → `email` on the login route).
+ */
+export function clientFieldPath(
+  path: ReadonlyArray<string | number>,
+  renames: Readonly<Record<string, string>> = {},
+): string {
+  return path
+    .map((segment, index) => {
+      if (typeof segment === 'number' || /^\d+$/.test(segment)) {
+        return `[${segment}]`;
+      }
+      return index === 0 && renames[segment] ? renames[segment] : toSnake(segment);
+    })
+    .join('.');
+}
+
+/** The contract's code for one bad field: `VALIDATION_<FIRST SEGMENT>_<REASON>`. */
+export const validationCode = (clientPath: string, reason: string): string =>
+  `VALIDATION_${(clientPath.split('.')[0] ?? clientPath).toUpperCase()}_${reason}`;

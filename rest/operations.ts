@@ -1,0 +1,79 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLSchema,
+  Kind,
+  type OperationDefinitionNode,
+  parse,
+  validate,
+  visit,
+} from 'graphql';
+
+/** A named GraphQL operation, parsed and validated against the schema once, at start-up. */
+export interface PreparedOperation {
+  name: string;
+  document: DocumentNode;
+  definition: OperationDefinitionNode;
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>;
+}
+
+const OPERATIONS_DIR = join(__dirname, 'operations');
+
+function spreadsOf(node: OperationDefinitionNode | FragmentDefinitionNode): string[] {
+  const names: string[] = [];
+  visit(node, { FragmentSpread: (spread) => void names.push(spread.name.value) });
+  return names;
+}
+
+/** Loads every operation of rest/operations/*.graphql; fails start-up on any invalid one. */
+export function loadOperations(schema: GraphQLSchema): ReadonlyMap<string, PreparedOperation> {
+  const definitions = readdirSync(OPERATIONS_DIR)
+    .filter((file) => file.endsWith('.graphql'))
+    .sort()
+    .flatMap((file) => parse(readFileSync(join(OPERATIONS_DIR, file), 'utf8')).definitions);
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) {
+      fragments.set(definition.name.value, definition);
+    }
+  }
+  const operations = new Map<string, PreparedOperation>();
+  for (const definition of definitions) {
+    if (definition.kind !== Kind.OPERATION_DEFINITION || !definition.name) {
+      continue;
+    }
+    // Only the fragments an operation uses, so each document stays valid on its own.
+    const used = new Map<string, FragmentDefinitionNode>();
+    const pending = spreadsOf(definition);
+    while (pending.length > 0) {
+      const name = pending.pop() as string;
+      const fragment = fragments.get(name);
+      if (!fragment) {
+        throw new Error(`REST operation ${definition.name.value}: unknown fragment ${name}`);
+      }
+      if (!used.has(name)) {
+        used.set(name, fragment);
+        pending.push(...spreadsOf(fragment));
+      }
+    }
+    const document: DocumentNode = {
+      kind: Kind.DOCUMENT,
+      definitions: [definition, ...used.values()],
+    };
+    const errors = validate(schema, document);
+    if (errors.length > 0) {
+      throw new Error(
+        `REST operation ${definition.name.value} is invalid: ${errors.map((e) => e.message).join('; ')}`,
+      );
+    }
+    operations.set(definition.name.value, {
+      name: definition.name.value,
+      document,
+      definition,
+      fragments: used,
+    });
+  }
+  return operations;
+}

@@ -1,0 +1,157 @@
+import express, { type Request, type RequestHandler, type Response, Router } from 'express';
+import { execute, type GraphQLError, type GraphQLSchema } from 'graphql';
+import type { Logger } from 'pino';
+import { type AppDependencies, createContext } from '../src/context';
+import { notFound, sendError } from '../src/http/http-errors';
+import { isDatabaseUnavailable } from '../src/shared/db-errors';
+import { BODY_LIMIT_BYTES, BodyError, readBody } from './body';
+import { sendGraphQLError, sendUnauthenticated, sendValidationErrors } from './http-errors';
+import { sendOAuthError, sendOAuthGraphQLError } from './oauth-errors';
+import { loadOperations, type PreparedOperation } from './operations';
+import type { RouteSpec } from './route';
+import { routes as declaredRoutes } from './routes';
+import { gatherVariables, type RequestValues } from './wire-input';
+import { toWire } from './wire-output';
+
+export const REST_PREFIX = '/api/v1';
+
+/** Static path segments are tried before parameters, so `/meeting/requests` is never an id. */
+export function bySpecificity(a: RouteSpec, b: RouteSpec): number {
+  const left = a.path.split('/');
+  const right = b.path.split('/');
+  for (let i = 0; i < Math.min(left.length, right.length); i += 1) {
+    const leftParam = (left[i] ?? '').startsWith(':');
+    const rightParam = (right[i] ?? '').startsWith(':');
+    if (leftParam !== rightParam) {
+      return leftParam ? 1 : -1;
+    }
+  }
+  return 0;
+}
+
+const bodyParsers: RequestHandler[] = [
+  express.json({ limit: BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }),
+  express.urlencoded({ limit: BODY_LIMIT_BYTES, extended: false, parameterLimit: 100 }),
+];
+
+interface Executor {
+  schema: GraphQLSchema;
+  deps: AppDependencies;
+  logger: Logger;
+  operations: ReadonlyMap<string, PreparedOperation>;
+}
+
+function operationFor(
+  route: RouteSpec,
+  values: RequestValues,
+  executor: Executor,
+): PreparedOperation | null {
+  const name = typeof route.operation === 'string' ? route.operation : route.operation(values);
+  return name ? (executor.operations.get(name) ?? null) : null;
+}
+
+function sendFailure(res: Response, route: RouteSpec, error: GraphQLError, logger: Logger): void {
+  if (error.extensions?.['code'] === undefined) {
+    if (isDatabaseUnavailable(error.originalError)) {
+      logger.warn({ err: error.originalError }, 'database unavailable');
+      sendError(res, 503, 'SERVICE_UNAVAILABLE');
+      return;
+    }
+    logger.error({ err: error.originalError ?? error }, 'unexpected error in REST operation');
+  }
+  if (route.errorStyle === 'oauth') {
+    sendOAuthGraphQLError(res, error);
+  } else {
+    sendGraphQLError(res, error, route.renames);
+  }
+}
+
+/** The one generic handler: gather variables → execute in-process → answer the result or error. */
+function handle(route: RouteSpec, executor: Executor): RequestHandler {
+  return async (req: Request, res: Response) => {
+    try {
+      const body = await readBody(req, route.body);
+      const values: RequestValues = {
+        path: req.params as Record<string, string>,
+        query: req.query as Record<string, unknown>,
+        body,
+      };
+      const context = await createContext(executor.deps, req.headers.authorization);
+      if (!route.public && context.auth.failure) {
+        sendUnauthenticated(res, context.auth.failure);
+        return;
+      }
+      const operation = operationFor(route, values, executor);
+      if (!operation) {
+        sendOAuthError(
+          res,
+          body['grant_type'] === undefined ? 'invalid_request' : 'unsupported_grant_type',
+        );
+        return;
+      }
+      const gathered = gatherVariables(executor.schema, operation, values, route.renames);
+      if (!gathered.ok) {
+        if (route.errorStyle === 'oauth') {
+          sendOAuthError(res, 'invalid_request');
+        } else {
+          sendValidationErrors(res, gathered.fields);
+        }
+        return;
+      }
+      const result = await execute({
+        schema: executor.schema,
+        document: operation.document,
+        variableValues: gathered.variables,
+        contextValue: context,
+      });
+      const firstError = result.errors?.[0];
+      if (firstError || !result.data) {
+        sendFailure(res, route, firstError as GraphQLError, executor.logger);
+        return;
+      }
+      const wire = toWire(executor.schema, operation, result.data as Record<string, unknown>);
+      const root = Object.values(wire)[0];
+      if (route.errorStyle === 'oauth') {
+        res.set('Cache-Control', 'no-store');
+      }
+      res.status(route.response.status).json(route.response.body(root));
+    } catch (error) {
+      if (error instanceof BodyError) {
+        sendError(res, error.status, error.code);
+        return;
+      }
+      if (isDatabaseUnavailable(error)) {
+        executor.logger.warn({ err: error }, 'database unavailable');
+        sendError(res, 503, 'SERVICE_UNAVAILABLE');
+        return;
+      }
+      executor.logger.error({ err: error }, 'unexpected error in REST route');
+      sendError(res, 500, 'INTERNAL_ERROR');
+    }
+  };
+}
+
+/** The REST facade: every declared route, each running its GraphQL operation in-process. */
+export function restRouter(options: {
+  schema: GraphQLSchema;
+  deps: AppDependencies;
+  logger: Logger;
+  routes?: readonly RouteSpec[];
+}): Router {
+  const executor: Executor = { ...options, operations: loadOperations(options.schema) };
+  const routes = [...(options.routes ?? declaredRoutes)].sort(bySpecificity);
+  for (const route of routes) {
+    if (typeof route.operation === 'string' && !executor.operations.has(route.operation)) {
+      throw new Error(
+        `REST route ${route.method.toUpperCase()} ${route.path}: no operation ${route.operation}`,
+      );
+    }
+  }
+  const router = Router();
+  for (const route of routes) {
+    const parsers = route.body === 'none' ? [] : bodyParsers;
+    router[route.method](route.path, ...parsers, handle(route, executor));
+  }
+  router.use(notFound);
+  return router;
+}
