@@ -16,9 +16,9 @@ describe('migrations', () => {
       expect(await migrator.getPendingMigrations()).toEqual([]);
       const tables = await database.orm.em
         .getConnection()
-        .execute<Array<{ table_name: string }>>(
-          "select table_name from information_schema.tables where table_schema = 'public' order by table_name",
-        );
+        .execute<
+          Array<{ table_name: string }>
+        >("select table_name from information_schema.tables where table_schema = 'public' order by table_name");
       expect(tables.map((row) => row.table_name)).toEqual(
         expect.arrayContaining(['follows', 'meetings', 'participants', 'users']),
       );

@@ -19,9 +19,14 @@ describe('HTTP surface', () => {
     const html = await response.text();
     expect(html).toContain('GraphQL Playground');
     expect(html).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
-    const assets = [...html.matchAll(/(?:src|href)="(\/[^"]+)"/g)].map((match) => match[1] as string);
+    const assets = [...html.matchAll(/(?:src|href)="(\/[^"]+)"/g)].map(
+      (match) => match[1] as string,
+    );
     expect(assets).toEqual(
-      expect.arrayContaining([expect.stringMatching(/middleware\.js$/), expect.stringMatching(/index\.css$/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/middleware\.js$/),
+        expect.stringMatching(/index\.css$/),
+      ]),
     );
     for (const asset of assets) {
       const served = await fetch(`${t.url}${asset}`);

@@ -30,11 +30,17 @@ describe('configuration', () => {
 
   it('refuses to run in production with the default signing secret', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET/);
-    expect(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: DEFAULT_JWT_SECRET })).toThrow(ConfigError);
-    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'a-long-secret-of-our-own' }).introspection).toBe(false);
+    expect(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: DEFAULT_JWT_SECRET })).toThrow(
+      ConfigError,
+    );
+    expect(
+      loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'a-long-secret-of-our-own' }).introspection,
+    ).toBe(false);
   });
 
   it('needs the external issuer and its JWKS URL together', () => {
-    expect(() => loadConfig({ OAUTH_EXTERNAL_ISSUER: 'https://idp.example' })).toThrow(/OAUTH_EXTERNAL/);
+    expect(() => loadConfig({ OAUTH_EXTERNAL_ISSUER: 'https://idp.example' })).toThrow(
+      /OAUTH_EXTERNAL/,
+    );
   });
 });

@@ -7,28 +7,45 @@ const owner = { userId: 'owner', status: ACCEPTED };
 
 describe('a meeting status after answers', () => {
   it('stays pending while anyone has not accepted', () => {
-    expect(statusAfterAnswers(MeetingStatus.PENDING, 'owner', [owner, { userId: 'a', status: NEW }])).toBe(MeetingStatus.PENDING);
+    expect(
+      statusAfterAnswers(MeetingStatus.PENDING, 'owner', [owner, { userId: 'a', status: NEW }]),
+    ).toBe(MeetingStatus.PENDING);
   });
 
   it('becomes confirmed when everyone accepted', () => {
-    expect(statusAfterAnswers(MeetingStatus.PENDING, 'owner', [owner, { userId: 'a', status: ACCEPTED }])).toBe(MeetingStatus.CONFIRMED);
+    expect(
+      statusAfterAnswers(MeetingStatus.PENDING, 'owner', [
+        owner,
+        { userId: 'a', status: ACCEPTED },
+      ]),
+    ).toBe(MeetingStatus.CONFIRMED);
   });
 
   it('becomes cancelled when every guest declined', () => {
     expect(
-      statusAfterAnswers(MeetingStatus.CONFIRMED, 'owner', [owner, { userId: 'a', status: DECLINED }, { userId: 'b', status: DECLINED }]),
+      statusAfterAnswers(MeetingStatus.CONFIRMED, 'owner', [
+        owner,
+        { userId: 'a', status: DECLINED },
+        { userId: 'b', status: DECLINED },
+      ]),
     ).toBe(MeetingStatus.CANCELLED);
   });
 
   it('goes back to pending when a guest of a confirmed meeting declines but others remain', () => {
     expect(
-      statusAfterAnswers(MeetingStatus.CONFIRMED, 'owner', [owner, { userId: 'a', status: DECLINED }, { userId: 'b', status: ACCEPTED }]),
+      statusAfterAnswers(MeetingStatus.CONFIRMED, 'owner', [
+        owner,
+        { userId: 'a', status: DECLINED },
+        { userId: 'b', status: ACCEPTED },
+      ]),
     ).toBe(MeetingStatus.PENDING);
   });
 
   it('never reopens a cancelled or completed meeting', () => {
     for (const closed of [MeetingStatus.CANCELLED, MeetingStatus.COMPLETED]) {
-      expect(statusAfterAnswers(closed, 'owner', [owner, { userId: 'a', status: ACCEPTED }])).toBe(closed);
+      expect(statusAfterAnswers(closed, 'owner', [owner, { userId: 'a', status: ACCEPTED }])).toBe(
+        closed,
+      );
     }
   });
 });

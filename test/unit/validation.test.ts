@@ -8,7 +8,12 @@ describe('field errors', () => {
         { property: 'name', constraints: { trimmedMinLength: 'x', notBlank: 'y' }, children: [] },
         {
           property: 'participants',
-          children: [{ property: '0', children: [{ property: 'userId', constraints: { isUuid: 'x' }, children: [] }] }],
+          children: [
+            {
+              property: '0',
+              children: [{ property: 'userId', constraints: { isUuid: 'x' }, children: [] }],
+            },
+          ],
         },
       ]),
     ).toEqual({ name: 'REQUIRED', 'participants.0.userId': 'INVALID_UUID' });
