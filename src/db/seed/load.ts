@@ -1,0 +1,191 @@
+import type { Knex } from '@mikro-orm/postgresql';
+import { FOLLOW_COLUMNS, generateFollows } from './follows';
+import {
+  MEETING_COLUMNS,
+  PARTICIPANT_COLUMNS,
+  meetingRow,
+  participantRows,
+  planMeetings,
+} from './meetings';
+import type { SeedOptions } from './options';
+import type { PhaseStarter } from './progress';
+import { Random } from './random';
+import { chunks, insertBatch, queryCount, runBatches, type SqlValue } from './sql';
+import {
+  USER_COLUMNS,
+  chooseAccountToken,
+  ensureFixedUsers,
+  generateUsers,
+  type SeedUser,
+} from './users';
+
+/** Rows per INSERT, kept well below PostgreSQL's 65,535 parameters per statement. */
+const BATCH_ROWS = { users: 2_000, follows: 5_000, meetings: 2_000, participants: 5_000 };
+
+/** How the data is written. */
+export interface LoadContext {
+  knex: Knex;
+  /** INSERTs in flight at once (1 for PGlite, which has a single connection). */
+  concurrency: number;
+  progress: PhaseStarter;
+  /** The argon2 hash of SEED_PASSWORD, shared by every seeded user. */
+  passwordHash: string;
+  /** "Now" for the generated timestamps (ms since the epoch). */
+  now?: number;
+}
+
+/** What one run inserted. */
+export interface SeedSummary {
+  users: number;
+  fixedUsersCreated: number;
+  follows: number;
+  meetings: number;
+  invitationMeetings: number;
+  bigMeetingSize: number;
+  participants: number;
+  invitations: number;
+  /** Suffix of this run's generated accounts ('' on a fresh database). */
+  accountToken: string;
+}
+
+/** Empties the four tables (the migrations table stays). */
+export async function truncateTables(knex: Knex): Promise<void> {
+  await knex.raw('truncate table "participants", "follows", "meetings", "users"');
+}
+
+/** Inserts rows in batches, counting what went in and reporting progress. */
+async function insertAll(
+  context: LoadContext,
+  phase: { label: string; total: number; table: string; columns: readonly string[] },
+  rows: Iterable<SqlValue[]>,
+  options: { batchRows: number; ignoreConflicts?: boolean },
+): Promise<number> {
+  const progress = context.progress(phase.label, phase.total);
+  let inserted = 0;
+  await runBatches(chunks(rows, options.batchRows), context.concurrency, async (batch) => {
+    // Await first, then add: `inserted += await ...` would lose counts of concurrent batches.
+    const count = await insertBatch(context.knex, {
+      table: phase.table,
+      columns: phase.columns,
+      rows: batch,
+      ignoreConflicts: options.ignoreConflicts ?? false,
+    });
+    inserted += count;
+    progress.increment(batch.length);
+  });
+  progress.done();
+  return inserted;
+}
+
+/** Unanswered invitations the user already has in open meetings owned by others. */
+function countInvitations(knex: Knex, userId: string): Promise<number> {
+  return queryCount(
+    knex,
+    `select count(*)::int as n from "participants" p join "meetings" m on m."id" = p."meeting_id"
+     where p."user_id" = ? and p."status" = 'new' and m."status" in ('pending', 'confirmed')
+       and m."owner_id" <> ?`,
+    [userId, userId],
+  );
+}
+
+/** Loads sample data: users, follows, meetings and participants. */
+export async function loadSampleData(
+  context: LoadContext,
+  options: SeedOptions,
+): Promise<SeedSummary> {
+  const { knex } = context;
+  const now = context.now ?? Date.now();
+  if (options.reset) {
+    await truncateTables(knex);
+  }
+
+  // Users: the fixed ones first (kept if they exist), then the generated ones.
+  const fixed = await ensureFixedUsers(knex, context.passwordHash, now);
+  const accountToken = await chooseAccountToken(knex);
+  // A fresh database gets the same data for the same seed; a later run adds different data.
+  const rng = accountToken ? new Random(options.seed).fork(accountToken) : new Random(options.seed);
+  const generated: SeedUser[] = [];
+  function* userRows(): Generator<SqlValue[]> {
+    for (const { user, row } of generateUsers(
+      rng.fork('users'),
+      options.users,
+      accountToken,
+      context.passwordHash,
+      now,
+    )) {
+      generated.push(user);
+      yield row;
+    }
+  }
+  const users = await insertAll(
+    context,
+    { label: 'users', total: options.users, table: 'users', columns: USER_COLUMNS },
+    userRows(),
+    { batchRows: BATCH_ROWS.users },
+  );
+
+  // Follows among this run's users and the fixed ones.
+  const { demo, inbox, admin } = fixed.users;
+  const followers = [...generated, demo, inbox, admin];
+  const perUser = Math.min(options.followsPerUser, followers.length - 1);
+  const follows = await insertAll(
+    context,
+    {
+      label: 'follows',
+      total: followers.length * perUser,
+      table: 'follows',
+      columns: FOLLOW_COLUMNS,
+    },
+    generateFollows(rng.fork('follows'), followers, perUser, now),
+    { batchRows: BATCH_ROWS.follows, ignoreConflicts: true },
+  );
+
+  // Meetings with their participants; the inbox user's invitations are topped up to the target.
+  const existingInvitations = await countInvitations(knex, inbox.id);
+  const invitations = Math.max(0, options.pendingInvitations - existingInvitations);
+  const plan = planMeetings(rng.fork('meetings'), {
+    now,
+    pool: [...generated, demo],
+    demo,
+    inbox,
+    meetings: options.meetings,
+    minParticipants: options.minParticipants,
+    maxParticipants: options.maxParticipants,
+    bigMeetingParticipants: options.bigMeetingParticipants,
+    invitations,
+  });
+  const meetings = await insertAll(
+    context,
+    {
+      label: 'meetings',
+      total: plan.meetings.length,
+      table: 'meetings',
+      columns: MEETING_COLUMNS,
+    },
+    plan.meetings.map(meetingRow),
+    { batchRows: BATCH_ROWS.meetings },
+  );
+  const participants = await insertAll(
+    context,
+    {
+      label: 'participants',
+      total: plan.meetings.reduce((sum, m) => sum + m.participants.length, 0),
+      table: 'participants',
+      columns: PARTICIPANT_COLUMNS,
+    },
+    participantRows(plan.meetings),
+    { batchRows: BATCH_ROWS.participants, ignoreConflicts: true },
+  );
+
+  return {
+    users: users + fixed.inserted,
+    fixedUsersCreated: fixed.inserted,
+    follows,
+    meetings,
+    invitationMeetings: plan.invitationMeetings,
+    bigMeetingSize: plan.bigMeetingSize,
+    participants,
+    invitations: (await countInvitations(knex, inbox.id)) - existingInvitations,
+    accountToken,
+  };
+}

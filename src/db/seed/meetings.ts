@@ -1,0 +1,442 @@
+import { randomUUID } from 'node:crypto';
+import { MeetingStatus, MeetingType } from '../../modules/meeting/meeting.entity';
+import { ParticipantStatus } from '../../modules/participant/participant.entity';
+import type { Random } from './random';
+import type { SqlValue } from './sql';
+import { DAY, HOUR, MINUTE, SECOND, iso } from './time';
+import type { SeedUser } from './users';
+import {
+  CITIES,
+  MEETING_FORMATS,
+  MEETING_QUALIFIERS,
+  MEETING_TOPICS,
+  ONLINE_PLACES,
+  ROOMS,
+} from './vocabulary';
+
+export const MEETING_COLUMNS = [
+  'id',
+  'created_at',
+  'updated_at',
+  'title',
+  'owner_id',
+  'start_time',
+  'location',
+  'appointed_by_id',
+  'assigned_to_id',
+  'type',
+  'status',
+  'location_url',
+] as const;
+
+export const PARTICIPANT_COLUMNS = [
+  'id',
+  'created_at',
+  'updated_at',
+  'meeting_id',
+  'user_id',
+  'status',
+] as const;
+
+export interface PlannedParticipant {
+  id: string;
+  userId: string;
+  status: ParticipantStatus;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface PlannedMeeting {
+  id: string;
+  createdAt: number;
+  updatedAt: number;
+  title: string;
+  ownerId: string;
+  startTime: number;
+  location: string;
+  locationUrl: string | null;
+  appointedById: string | null;
+  assignedToId: string | null;
+  type: MeetingType;
+  status: MeetingStatus;
+  /** The owner first, then the guests in the order they were invited. */
+  participants: PlannedParticipant[];
+}
+
+/** What to plan, besides the random choices. */
+export interface MeetingPlanRequest {
+  now: number;
+  /** Owners and guests of the generated meetings (the generated users and the demo user). */
+  pool: readonly SeedUser[];
+  demo: SeedUser;
+  inbox: SeedUser;
+  meetings: number;
+  minParticipants: number;
+  maxParticipants: number;
+  bigMeetingParticipants: number;
+  /** How many unanswered invitations of the inbox user to add. */
+  invitations: number;
+}
+
+export interface MeetingPlan {
+  meetings: PlannedMeeting[];
+  /** Meetings created only to hold invitations of the inbox user. */
+  invitationMeetings: number;
+  /** Participants of the big meeting (0 if none). */
+  bigMeetingSize: number;
+}
+
+const TITLE = { min: 6, max: 40 };
+const LOCATION_MAX = 40;
+
+const TYPE_WEIGHTS: readonly (readonly [MeetingType, number])[] = [
+  [MeetingType.STANDUP, 25],
+  [MeetingType.TEAM_MEETING, 25],
+  [MeetingType.ONE_ON_ONE, 20],
+  [MeetingType.PROJECT_MEETING, 20],
+  [MeetingType.ALL_HANDS, 10],
+];
+
+const STATUS_WEIGHTS: readonly (readonly [MeetingStatus, number])[] = [
+  [MeetingStatus.PENDING, 30],
+  [MeetingStatus.CONFIRMED, 35],
+  [MeetingStatus.COMPLETED, 20],
+  [MeetingStatus.CANCELLED, 15],
+];
+
+/** Where in [min, max] participants of each type fall, as fractions of that range. */
+const SIZE_RANGE: Record<MeetingType, readonly [number, number]> = {
+  [MeetingType.ONE_ON_ONE]: [0, 0],
+  [MeetingType.STANDUP]: [0.05, 0.5],
+  [MeetingType.TEAM_MEETING]: [0.1, 0.7],
+  [MeetingType.PROJECT_MEETING]: [0.1, 1],
+  [MeetingType.ALL_HANDS]: [0.6, 1],
+};
+
+/** Start days (relative to today) per status: completed ones lie in the past, pending ahead. */
+const START_DAYS: Record<MeetingStatus, readonly [number, number]> = {
+  [MeetingStatus.COMPLETED]: [-29, -1],
+  [MeetingStatus.CANCELLED]: [-29, 59],
+  [MeetingStatus.CONFIRMED]: [-3, 59],
+  [MeetingStatus.PENDING]: [1, 59],
+};
+
+/** Owners and guests favour a few busy users. */
+const BUSY_SKEW = 2;
+
+function fit(text: string, filler: string): string {
+  let result = text;
+  if (result.length < TITLE.min) {
+    result = `${result} ${filler}`;
+  }
+  if (result.length > TITLE.max) {
+    result = result.slice(0, TITLE.max).replace(/\s+\S*$/, '');
+  }
+  return result;
+}
+
+function titleFor(rng: Random, type: MeetingType): string {
+  const format = rng.pick(MEETING_FORMATS[type]);
+  const topic = rng.pick(MEETING_TOPICS);
+  const title =
+    type !== MeetingType.ONE_ON_ONE && rng.chance(0.3)
+      ? `${rng.pick(MEETING_QUALIFIERS)} ${topic} ${format}`
+      : `${topic} ${format}`;
+  return fit(title, 'Meeting');
+}
+
+function locationFor(rng: Random): { location: string; locationUrl: string | null } {
+  if (rng.chance(0.4)) {
+    const letters = (n: number): string =>
+      Array.from({ length: n }, () => String.fromCharCode(97 + rng.int(0, 25))).join('');
+    return {
+      location: rng.pick(ONLINE_PLACES),
+      locationUrl: `https://meet.example.com/${letters(3)}-${letters(4)}-${letters(3)}`,
+    };
+  }
+  const room = rng.pick(ROOMS);
+  const withCity = `${room}, ${rng.pick(CITIES)}`;
+  return {
+    location: rng.chance(0.3) && withCity.length <= LOCATION_MAX ? withCity : room,
+    locationUrl: null,
+  };
+}
+
+function startFor(rng: Random, status: MeetingStatus, now: number): number {
+  const today = Math.floor(now / DAY) * DAY;
+  const [from, to] = START_DAYS[status];
+  return (
+    today + rng.int(from, to) * DAY + rng.int(8, 17) * HOUR + rng.pick([0, 15, 30, 45]) * MINUTE
+  );
+}
+
+function sizeFor(rng: Random, type: MeetingType, min: number, max: number): number {
+  if (type === MeetingType.ONE_ON_ONE) {
+    return Math.min(Math.max(2, min), max);
+  }
+  const [low, high] = SIZE_RANGE[type];
+  const span = max - min;
+  return rng.int(min + Math.round(span * low), min + Math.round(span * high));
+}
+
+/** Guest answers that fit the meeting status (see statusAfterAnswers in meeting.rules). */
+function guestStatuses(rng: Random, status: MeetingStatus, guests: number): ParticipantStatus[] {
+  const { NEW, ACCEPTED, DECLINED } = ParticipantStatus;
+  switch (status) {
+    case MeetingStatus.CONFIRMED:
+      return new Array<ParticipantStatus>(guests).fill(ACCEPTED);
+    case MeetingStatus.CANCELLED:
+      return new Array<ParticipantStatus>(guests).fill(DECLINED);
+    case MeetingStatus.COMPLETED: {
+      const answers = Array.from({ length: guests }, () =>
+        rng.chance(0.85) ? ACCEPTED : DECLINED,
+      );
+      if (guests > 0 && !answers.includes(ACCEPTED)) {
+        answers[rng.int(0, guests - 1)] = ACCEPTED;
+      }
+      return answers;
+    }
+    case MeetingStatus.PENDING: {
+      const answers = Array.from({ length: guests }, () =>
+        rng.weighted([
+          [NEW, 45],
+          [ACCEPTED, 40],
+          [DECLINED, 15],
+        ] as const),
+      );
+      // Still pending: somebody has not answered yet (not all accepted, not all declined).
+      if (guests > 0 && !answers.includes(NEW)) {
+        answers[rng.int(0, guests - 1)] = NEW;
+      }
+      return answers;
+    }
+  }
+}
+
+interface MeetingSpec {
+  owner: SeedUser;
+  ownerIndex: number;
+  type?: MeetingType;
+  status?: MeetingStatus;
+  size?: number;
+  startTime?: number;
+  title?: string;
+  location?: string;
+  /** A guest from outside the pool, who gets an unanswered invitation. */
+  invitee?: SeedUser;
+}
+
+class MeetingPlanner {
+  constructor(
+    private readonly rng: Random,
+    private readonly request: MeetingPlanRequest,
+  ) {}
+
+  plan(spec: MeetingSpec): PlannedMeeting {
+    const { rng } = this;
+    const { now, pool, minParticipants, maxParticipants } = this.request;
+    const type = spec.type ?? rng.weighted(TYPE_WEIGHTS);
+    const size = spec.size ?? sizeFor(rng, type, minParticipants, maxParticipants);
+    const fromPool = Math.max(0, Math.min(size - 1 - (spec.invitee ? 1 : 0), pool.length - 1));
+    const guestCount = fromPool + (spec.invitee ? 1 : 0);
+    let status = spec.status ?? rng.weighted(STATUS_WEIGHTS);
+    if (guestCount === 0 && status === MeetingStatus.PENDING) {
+      status = MeetingStatus.CONFIRMED; // an owner alone has accepted everything there is
+    } else if (guestCount === 0 && status === MeetingStatus.CANCELLED) {
+      status = MeetingStatus.COMPLETED; // cancelling takes guests who declined
+    }
+    const startTime = spec.startTime ?? startFor(rng, status, now);
+    const horizon = Math.min(startTime, now);
+    const createdAt = horizon - rng.between(HOUR, 21 * DAY);
+
+    const guests: SeedUser[] = rng
+      .distinctIndexes(pool.length, fromPool, new Set([spec.ownerIndex]), BUSY_SKEW)
+      .map((i) => pool[i] as SeedUser);
+    const answers = guestStatuses(rng, status, fromPool);
+    if (spec.invitee) {
+      const at = rng.int(0, guests.length);
+      guests.splice(at, 0, spec.invitee);
+      answers.splice(at, 0, ParticipantStatus.NEW);
+    }
+
+    // The owner is the first participant; guests follow, invited a moment apart.
+    const participants: PlannedParticipant[] = [
+      {
+        id: randomUUID(),
+        userId: spec.owner.id,
+        status: ParticipantStatus.ACCEPTED,
+        createdAt,
+        updatedAt: createdAt,
+      },
+    ];
+    const maxStep = Math.min(3 * SECOND, (horizon - createdAt) / (2 * (guests.length + 1)));
+    let invitedAt = createdAt;
+    let lastChange = createdAt;
+    guests.forEach((guest, i) => {
+      invitedAt += rng.between(maxStep / 100, maxStep);
+      const status = answers[i] ?? ParticipantStatus.NEW;
+      let updatedAt = invitedAt;
+      if (status !== ParticipantStatus.NEW) {
+        updatedAt = invitedAt + Math.max(SECOND, rng.float() * (horizon - invitedAt));
+        lastChange = Math.max(lastChange, updatedAt);
+      }
+      participants.push({
+        id: randomUUID(),
+        userId: guest.id,
+        status,
+        createdAt: invitedAt,
+        updatedAt,
+      });
+    });
+
+    let updatedAt: number;
+    switch (status) {
+      case MeetingStatus.COMPLETED:
+        updatedAt = Math.min(now, startTime + rng.between(30, 90) * MINUTE);
+        break;
+      case MeetingStatus.CONFIRMED:
+      case MeetingStatus.CANCELLED:
+        // The last answer switched the status.
+        updatedAt = Math.max(lastChange, createdAt + rng.between(SECOND, MINUTE));
+        break;
+      case MeetingStatus.PENDING:
+        updatedAt = Math.max(lastChange, createdAt + rng.between(SECOND, 10 * MINUTE));
+        break;
+    }
+
+    const place = locationFor(rng);
+    const accepted = participants.filter(
+      (p, i) => i > 0 && p.status === ParticipantStatus.ACCEPTED,
+    );
+    return {
+      id: randomUUID(),
+      createdAt,
+      updatedAt,
+      title: spec.title ?? titleFor(rng, type),
+      ownerId: spec.owner.id,
+      startTime,
+      location: spec.location ?? place.location,
+      locationUrl: spec.location ? null : place.locationUrl,
+      appointedById: rng.chance(0.2) ? spec.owner.id : null,
+      assignedToId:
+        type === MeetingType.PROJECT_MEETING && accepted.length > 0 && rng.chance(0.4)
+          ? rng.pick(accepted).userId
+          : null,
+      type,
+      status,
+      participants,
+    };
+  }
+
+  /** Adds the inbox user, unanswered, to a pending meeting that has room for one more. */
+  invite(meeting: PlannedMeeting, invitee: SeedUser): boolean {
+    const { now, maxParticipants } = this.request;
+    if (
+      meeting.status !== MeetingStatus.PENDING ||
+      meeting.participants.length >= maxParticipants ||
+      meeting.participants.some((p) => p.userId === invitee.id)
+    ) {
+      return false;
+    }
+    const last = meeting.participants[meeting.participants.length - 1] as PlannedParticipant;
+    const earliest = last.createdAt + SECOND;
+    const latest = Math.max(earliest, Math.min(now, meeting.startTime) - SECOND);
+    const createdAt = earliest + this.rng.float() * Math.min(2 * DAY, latest - earliest);
+    meeting.participants.push({
+      id: randomUUID(),
+      userId: invitee.id,
+      status: ParticipantStatus.NEW,
+      createdAt,
+      updatedAt: createdAt,
+    });
+    return true;
+  }
+}
+
+/**
+ * The generated meetings, then the big meeting, then pending meetings holding the rest of the
+ * inbox user's invitations (existing pending meetings with room take them first).
+ */
+export function planMeetings(rng: Random, request: MeetingPlanRequest): MeetingPlan {
+  const { pool, demo, inbox, now } = request;
+  const planner = new MeetingPlanner(rng, request);
+  const demoIndex = pool.findIndex((user) => user.id === demo.id);
+  const meetings: PlannedMeeting[] = [];
+  for (let i = 0; i < request.meetings && pool.length > 0; i += 1) {
+    // The demo user owns the first few meetings, so logging in as demo shows some right away.
+    const ownerIndex = i < 5 && demoIndex >= 0 ? demoIndex : rng.index(pool.length, BUSY_SKEW);
+    meetings.push(planner.plan({ owner: pool[ownerIndex] as SeedUser, ownerIndex }));
+  }
+
+  let bigMeetingSize = 0;
+  let bigMeetingId: string | null = null;
+  if (Math.min(request.bigMeetingParticipants, pool.length) >= 2 && demoIndex >= 0) {
+    const today = Math.floor(now / DAY) * DAY;
+    const big = planner.plan({
+      owner: demo,
+      ownerIndex: demoIndex,
+      type: MeetingType.ALL_HANDS,
+      status: MeetingStatus.PENDING,
+      size: Math.min(request.bigMeetingParticipants, pool.length),
+      startTime: today + 7 * DAY + 16 * HOUR,
+      title: 'Company All-Hands Meeting',
+      location: 'Main Hall',
+    });
+    bigMeetingSize = big.participants.length;
+    bigMeetingId = big.id;
+    meetings.push(big);
+  }
+
+  let invitations = request.invitations;
+  for (const meeting of meetings) {
+    if (invitations === 0) {
+      break;
+    }
+    if (meeting.id !== bigMeetingId && planner.invite(meeting, inbox)) {
+      invitations -= 1;
+    }
+  }
+  let invitationMeetings = 0;
+  for (; invitations > 0 && pool.length > 0; invitations -= 1) {
+    const ownerIndex = rng.index(pool.length, BUSY_SKEW);
+    const type = rng.weighted(TYPE_WEIGHTS);
+    const size = Math.max(2, sizeFor(rng, type, request.minParticipants, request.maxParticipants));
+    meetings.push(
+      planner.plan({
+        owner: pool[ownerIndex] as SeedUser,
+        ownerIndex,
+        type,
+        size,
+        status: MeetingStatus.PENDING,
+        invitee: inbox,
+      }),
+    );
+    invitationMeetings += 1;
+  }
+  return { meetings, invitationMeetings, bigMeetingSize };
+}
+
+export function meetingRow(meeting: PlannedMeeting): SqlValue[] {
+  return [
+    meeting.id,
+    iso(meeting.createdAt),
+    iso(meeting.updatedAt),
+    meeting.title,
+    meeting.ownerId,
+    iso(meeting.startTime),
+    meeting.location,
+    meeting.appointedById,
+    meeting.assignedToId,
+    meeting.type,
+    meeting.status,
+    meeting.locationUrl,
+  ];
+}
+
+export function* participantRows(meetings: readonly PlannedMeeting[]): Generator<SqlValue[]> {
+  for (const meeting of meetings) {
+    for (const p of meeting.participants) {
+      yield [p.id, iso(p.createdAt), iso(p.updatedAt), meeting.id, p.userId, p.status];
+    }
+  }
+}

@@ -1,0 +1,101 @@
+import 'reflect-metadata';
+import { performance } from 'node:perf_hooks';
+import { PasswordHasher } from '../../auth/password';
+import { ConfigError, type DatabaseConfig, loadConfig } from '../../config';
+import { openDatabase } from '../orm';
+import { loadSampleData, type SeedSummary } from './load';
+import { parseSeedArgs, SeedUsageError, USAGE } from './options';
+import { progressOnStderr } from './progress';
+import { FIXED_USERS, SEED_PASSWORD } from './users';
+
+/** Where the data goes, without any password. */
+function describeTarget(database: DatabaseConfig): string {
+  if (database.kind === 'pglite') {
+    return database.dataDir ? `PGlite in ${database.dataDir}` : 'PGlite in memory';
+  }
+  const url = new URL(database.url);
+  url.password = '';
+  return `PostgreSQL at ${url.toString()}`;
+}
+
+const count = (n: number): string => n.toLocaleString('en-US');
+
+function summaryLine(summary: SeedSummary, seconds: number): string {
+  const extras = [
+    summary.bigMeetingSize > 0 ? `1 big meeting of ${count(summary.bigMeetingSize)}` : null,
+    summary.invitationMeetings > 0
+      ? `${count(summary.invitationMeetings)} to hold invitations`
+      : null,
+  ].filter((part): part is string => part !== null);
+  return (
+    `Seeded ${count(summary.users)} users, ${count(summary.follows)} follows, ` +
+    `${count(summary.meetings)} meetings${extras.length ? ` (incl. ${extras.join(', ')})` : ''}, ` +
+    `${count(summary.participants)} participants ` +
+    `(${count(summary.invitations)} new invitations for ${FIXED_USERS.inbox.account}) ` +
+    `in ${seconds.toFixed(1)} s.`
+  );
+}
+
+function loginHint(summary: SeedSummary): string {
+  const fixed = Object.values(FIXED_USERS)
+    .map((user) => `${user.account} (${user.email})`)
+    .join(', ');
+  const sample = summary.accountToken
+    ? `generated accounts look like first.last.${summary.accountToken}.1`
+    : 'generated accounts look like first.last.1';
+  return `Every seeded user has the password "${SEED_PASSWORD}": try ${fixed}; ${sample}, e-mail <account>@example.com.`;
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  let options;
+  try {
+    options = parseSeedArgs(argv);
+  } catch (error) {
+    if (error instanceof SeedUsageError) {
+      process.stderr.write(`seed: ${error.message}\nRun with --help for usage.\n`);
+      return 2;
+    }
+    throw error;
+  }
+  if (options === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+
+  const config = loadConfig();
+  const started = performance.now();
+  process.stderr.write(`Seeding ${describeTarget(config.database)} (seed ${options.seed})\n`);
+  // One argon2 hash for everybody: hashing every user's password would take hours.
+  const passwordHash = await new PasswordHasher().hash(SEED_PASSWORD);
+  const database = await openDatabase(config.database, { migrate: true });
+  let summary: SeedSummary;
+  try {
+    summary = await loadSampleData(
+      {
+        knex: database.orm.em.getKnex(),
+        concurrency:
+          config.database.kind === 'postgres' ? Math.min(4, config.database.poolSize) : 1,
+        progress: progressOnStderr(),
+        passwordHash,
+      },
+      options,
+    );
+  } finally {
+    await database.close();
+  }
+  process.stdout.write(`${summaryLine(summary, (performance.now() - started) / 1000)}\n`);
+  process.stdout.write(`${loginHint(summary)}\n`);
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(
+      `seed failed: ${error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,231 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import type { Knex } from '@mikro-orm/postgresql';
+import type { Random } from './random';
+import { query, type SqlValue } from './sql';
+import { DAY, MINUTE, SECOND, iso, toMillis } from './time';
+import { CITIES, FIRST_NAMES, INTERESTS, JOB_TITLES, LAST_NAMES } from './vocabulary';
+
+/** The one password of every seeded user, hashed once and shared. */
+export const SEED_PASSWORD = 'password123';
+
+/** What later phases need to know about a user. */
+export interface SeedUser {
+  id: string;
+  account: string;
+  /** When the account was created (ms since the epoch). */
+  createdAt: number;
+}
+
+export const USER_COLUMNS = [
+  'id',
+  'created_at',
+  'updated_at',
+  'name',
+  'email',
+  'account',
+  'password_hash',
+  'roles',
+  'is_active',
+  'is_verified',
+  'bio',
+  'dob',
+  'phone',
+] as const;
+
+/** The fixed users people log in with. */
+export const FIXED_USERS = {
+  demo: { name: 'Demo User Account', account: 'demo', email: 'demo@example.com', role: 'user' },
+  inbox: {
+    name: 'Inbox Test User',
+    account: 'inbox.user',
+    email: 'inbox@example.com',
+    role: 'user',
+  },
+  admin: {
+    name: 'Administrator Account',
+    account: 'admin',
+    email: 'admin@example.com',
+    role: 'admin',
+  },
+} as const;
+
+export type FixedUserKey = keyof typeof FIXED_USERS;
+
+const ACCOUNT_MAX = 32;
+const NAME_MIN = 8;
+const NAME_MAX = 40;
+
+/** Generated users are created between these many days ago (before any seeded meeting). */
+const USER_AGE_DAYS = { min: 60, max: 3 * 365 };
+
+/**
+ * Inserts the fixed users unless they exist (ON CONFLICT DO NOTHING) and returns them as stored.
+ * `inserted` counts the ones that were new.
+ */
+export async function ensureFixedUsers(
+  knex: Knex,
+  passwordHash: string,
+  now: number,
+): Promise<{ users: Record<FixedUserKey, SeedUser>; inserted: number }> {
+  const keys = Object.keys(FIXED_USERS) as FixedUserKey[];
+  const rows = keys.map((key, i): SqlValue[] => {
+    const fixed = FIXED_USERS[key];
+    const createdAt = now - (4 * 365 - i) * DAY;
+    return [
+      randomUUID(),
+      iso(createdAt),
+      iso(createdAt + 7 * DAY + i * MINUTE),
+      fixed.name,
+      fixed.email,
+      fixed.account,
+      passwordHash,
+      fixed.role,
+      true,
+      true,
+      `Seeded ${fixed.account} account. Password: ${SEED_PASSWORD}`,
+      null,
+      null,
+    ];
+  });
+  const placeholders = rows.map((row) => `(${row.map(() => '?').join(',')})`).join(',');
+  const inserted = await knex.transaction(async (trx) => {
+    const result = await query(
+      trx,
+      `with inserted as (insert into "users" (${USER_COLUMNS.map((c) => `"${c}"`).join(', ')}) ` +
+        `values ${placeholders} on conflict do nothing returning 1) ` +
+        `select count(*)::int as n from inserted`,
+      rows.flat(),
+    );
+    return Number(result[0]?.['n'] ?? 0);
+  });
+  const stored = await query(
+    knex,
+    `select "id", "account", "created_at" from "users" where lower("account") in (${keys.map(() => '?').join(',')})`,
+    keys.map((key) => FIXED_USERS[key].account),
+  );
+  const byAccount = new Map(stored.map((row) => [String(row['account']).toLowerCase(), row]));
+  const users = {} as Record<FixedUserKey, SeedUser>;
+  for (const key of keys) {
+    const row = byAccount.get(FIXED_USERS[key].account);
+    if (!row) {
+      throw new Error(
+        `could not create the user "${FIXED_USERS[key].account}": its e-mail address ${FIXED_USERS[key].email} belongs to another account (run with --reset)`,
+      );
+    }
+    users[key] = {
+      id: String(row['id']),
+      account: FIXED_USERS[key].account,
+      createdAt: toMillis(row['created_at']),
+    };
+  }
+  return { users, inserted };
+}
+
+/**
+ * A suffix that keeps this run's generated accounts apart from earlier runs' ones: none on a
+ * database without generated accounts, otherwise "r" and digits not used yet. Generated accounts
+ * look like "first.last[.token].n"; names hold no digits and tokens do, so they never collide.
+ */
+export async function chooseAccountToken(knex: Knex): Promise<string> {
+  const [earlier] = await query(
+    knex,
+    `select exists(select 1 from "users" where "account" ~ '^[a-z.]+\\.[0-9]+$') as "found"`,
+  );
+  if (!earlier?.['found']) {
+    return '';
+  }
+  for (;;) {
+    const token = `r${randomInt(1000, 100_000)}`;
+    const [taken] = await query(
+      knex,
+      `select exists(select 1 from "users" where "account" like ?) as "found"`,
+      [`%.${token}.%`],
+    );
+    if (!taken?.['found']) {
+      return token;
+    }
+  }
+}
+
+const ascii = (word: string): string => word.toLowerCase().replace(/[^a-z]/g, '');
+
+/** "first.last.n" (or "first.last.token.n"), shortened to the 32 characters an account allows. */
+export function accountFor(first: string, last: string, token: string, n: number): string {
+  const suffix = token ? `.${token}.${n}` : `.${n}`;
+  const base = `${ascii(first)}.${ascii(last)}`
+    .slice(0, ACCOUNT_MAX - suffix.length)
+    .replace(/\.+$/, '');
+  return `${base}${suffix}`;
+}
+
+/** "First Last", with a middle initial now and then, and always when needed for 8 characters. */
+function displayName(rng: Random, first: string, last: string): string {
+  const initial = String.fromCharCode(65 + rng.int(0, 25));
+  const plain = `${first} ${last}`;
+  const name = rng.chance(0.15) || plain.length < NAME_MIN ? `${first} ${initial}. ${last}` : plain;
+  return name.length > NAME_MAX ? plain.slice(0, NAME_MAX) : name;
+}
+
+function dateOfBirth(rng: Random, now: number): string {
+  const year = new Date(now).getUTCFullYear() - rng.int(20, 65);
+  const month = String(rng.int(1, 12)).padStart(2, '0');
+  const day = String(rng.int(1, 28)).padStart(2, '0');
+  return `${year}-${month}-${day}`;
+}
+
+function phoneNumber(rng: Random): string {
+  const country = rng.pick(['1', '44', '49', '33', '34', '351', '81', '55']);
+  return `+${country} ${rng.int(100, 999)} ${rng.int(1_000_000, 9_999_999)}`;
+}
+
+function biography(rng: Random): string {
+  const first = rng.pick(INTERESTS);
+  let second = rng.pick(INTERESTS);
+  if (second === first) {
+    second = 'long walks';
+  }
+  return `${rng.pick(JOB_TITLES)} in ${rng.pick(CITIES)}. Into ${first} and ${second}.`;
+}
+
+/** One generated user: the row to insert and what later phases need. */
+export interface GeneratedUser {
+  user: SeedUser;
+  row: SqlValue[];
+}
+
+/** `count` realistic users, numbered from 1, sharing one password hash. */
+export function* generateUsers(
+  rng: Random,
+  count: number,
+  token: string,
+  passwordHash: string,
+  now: number,
+): Generator<GeneratedUser> {
+  for (let n = 1; n <= count; n += 1) {
+    const first = rng.pick(FIRST_NAMES);
+    const last = rng.pick(LAST_NAMES);
+    const account = accountFor(first, last, token, n);
+    const createdAt = now - rng.between(USER_AGE_DAYS.min, USER_AGE_DAYS.max) * DAY;
+    // Most profiles were touched again some time after sign-up.
+    const updatedAt = createdAt + SECOND + rng.float() ** 2 * (now - createdAt - SECOND);
+    const user: SeedUser = { id: randomUUID(), account, createdAt };
+    yield {
+      user,
+      row: [
+        user.id,
+        iso(createdAt),
+        iso(updatedAt),
+        displayName(rng, first, last),
+        `${account}@example.com`,
+        account,
+        passwordHash,
+        'user',
+        !rng.chance(0.02),
+        !rng.chance(0.08),
+        rng.chance(0.35) ? biography(rng) : null,
+        rng.chance(0.5) ? dateOfBirth(rng, now) : null,
+        rng.chance(0.4) ? phoneNumber(rng) : null,
+      ],
+    };
+  }
+}
