@@ -7,7 +7,12 @@ async function main(): Promise<void> {
   const { options, pglite } = buildOrmOptions({ kind: 'pglite', dataDir: null });
   const orm = await MikroORM.init({
     ...options,
-    migrations: { ...options.migrations, path: resolve('src/db/migrations'), emit: 'ts' },
+    migrations: {
+      ...options.migrations,
+      path: resolve('src/db/migrations'),
+      emit: 'ts',
+      snapshot: true,
+    },
   });
   try {
     const migrator = orm.getMigrator();

@@ -30,6 +30,8 @@ function baseOptions(counter: QueryCounter | undefined, log?: (message: string) 
       path: resolve(__dirname, 'migrations'),
       pathTs: resolve(__dirname, '../../../src/db/migrations'),
       snapshotName: '.snapshot-meetings',
+      // Only `npm run migration:create` writes the snapshot; applying migrations never does.
+      snapshot: false,
       transactional: true,
       allOrNothing: true,
     },
