@@ -10,6 +10,7 @@ const statusByCategory: Record<string, number> = {
   NOT_FOUND: 404,
   CONFLICT: 409,
   BAD_USER_INPUT: 422,
+  TOO_MANY_REQUESTS: 429,
   SERVICE_UNAVAILABLE: 503,
 };
 
@@ -55,6 +56,9 @@ export function sendGraphQLError(
     }
     sendValidationErrors(res, byClientName);
     return;
+  }
+  if (status === 429) {
+    res.set('Retry-After', String(error.extensions?.['retryAfter'] ?? 60));
   }
   if (status) {
     sendError(res, status, reason);

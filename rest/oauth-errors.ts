@@ -6,6 +6,7 @@ export type OAuthErrorCode =
   | 'invalid_request'
   | 'invalid_grant'
   | 'unsupported_grant_type'
+  | 'slow_down'
   | 'server_error'
   | 'temporarily_unavailable';
 
@@ -13,6 +14,7 @@ const descriptions: Record<OAuthErrorCode, string> = {
   invalid_request: 'The request is missing a required parameter or is malformed.',
   invalid_grant: 'The credentials or refresh token are invalid or expired.',
   unsupported_grant_type: 'Only the password and refresh_token grants are supported.',
+  slow_down: 'Too many attempts; try again later.',
   server_error: 'The server could not answer the request.',
   temporarily_unavailable: 'The service is temporarily unavailable.',
 };
@@ -21,6 +23,7 @@ const statuses: Record<OAuthErrorCode, number> = {
   invalid_request: 400,
   invalid_grant: 400,
   unsupported_grant_type: 400,
+  slow_down: 429,
   server_error: 500,
   temporarily_unavailable: 503,
 };
@@ -40,6 +43,10 @@ export function sendOAuthGraphQLError(res: Response, error: GraphQLError): void 
       return;
     case 'BAD_USER_INPUT':
       sendOAuthError(res, 'invalid_request');
+      return;
+    case 'TOO_MANY_REQUESTS':
+      res.set('Retry-After', String(error.extensions?.['retryAfter'] ?? 60));
+      sendOAuthError(res, 'slow_down');
       return;
     case 'SERVICE_UNAVAILABLE':
       sendOAuthError(res, 'temporarily_unavailable');

@@ -76,7 +76,10 @@ function handle(route: RouteSpec, executor: Executor): RequestHandler {
         query: req.query as Record<string, unknown>,
         body,
       };
-      const context = await createContext(executor.deps, req.headers.authorization);
+      const context = await createContext(executor.deps, {
+        authorization: req.headers.authorization,
+        ip: req.ip ?? 'unknown',
+      });
       if (!route.public && context.auth.failure) {
         sendUnauthenticated(res, context.auth.failure);
         return;

@@ -6,6 +6,7 @@ import express, { type Express } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
+import { AttemptLimiter } from './auth/attempt-limiter';
 import { loadSigningKey } from './auth/keys';
 import { PasswordHasher, type PasswordHashCost } from './auth/password';
 import { TokenService } from './auth/tokens';
@@ -14,12 +15,14 @@ import { type AppDependencies, createContext } from './context';
 import { type Database, openDatabase } from './db/orm';
 import { QueryCounter } from './db/query-stats';
 import { createApolloServer, GRAPHQL_PATH } from './graphql/apollo';
-import { playgroundAssets, playgroundAssetsMount } from './graphql/playground';
+import { playgroundAssets, playgroundAssetsMount, renderPlayground } from './graphql/playground';
 import { healthRoutes } from './http/health.routes';
 import { errorHandler, notFound } from './http/http-errors';
 import { oauthMetadataRoutes } from './http/oauth-metadata.routes';
+import { corsPolicy, inlineScriptHashes, securityHeaders } from './http/security';
 import { createLogger } from './logger';
 import { createSchema } from './schema/build-schema';
+import { docsRouter } from '../rest/docs';
 import { REST_PREFIX, restRouter } from '../rest/router';
 
 export interface CreateAppOptions {
@@ -69,14 +72,19 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     orm: database.orm,
     tokens,
     passwords: new PasswordHasher(options.passwordCost),
+    attempts: AttemptLimiter.create(config.rateLimits),
   };
   const schema = await createSchema();
 
   const app = express();
   const httpServer = createServer(app);
   let shuttingDown = false;
+  httpServer.requestTimeout = config.requestTimeoutMs;
+  httpServer.headersTimeout = Math.min(config.requestTimeoutMs, 60_000);
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
+  app.use(securityHeaders(inlineScriptHashes(renderPlayground(GRAPHQL_PATH))));
+  app.use(corsPolicy(config.corsOrigins));
   app.use((_req, res, next) => {
     QueryCounter.withScope((stats) => {
       res.locals['queryStats'] = stats;
@@ -111,9 +119,11 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     GRAPHQL_PATH,
     express.json({ limit: JSON_LIMIT }),
     expressMiddleware(apollo, {
-      context: ({ req }) => createContext(deps, req.headers.authorization),
+      context: ({ req }) =>
+        createContext(deps, { authorization: req.headers.authorization, ip: req.ip ?? 'unknown' }),
     }),
   );
+  app.use(REST_PREFIX, docsRouter(schema));
   app.use(REST_PREFIX, restRouter({ schema, deps, logger }));
   app.use(notFound);
   app.use(errorHandler(logger));
@@ -148,6 +158,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
       if (httpServer.listening) {
         await new Promise<void>((resolve) => httpServer.close(() => resolve()));
       }
+      await deps.attempts.close();
       await database.close();
     },
   };

@@ -40,6 +40,14 @@ const schema = z
     OAUTH_EXTERNAL_JWKS_URL: optionalUrl,
     OAUTH_EXTERNAL_AUDIENCE: z.string().min(1).optional(),
     GRAPHQL_INTROSPECTION: boolean.optional(),
+    REDIS_URL: optionalUrl,
+    RATE_LIMIT_AUTH_PER_IP: z.coerce.number().int().min(1).default(30),
+    RATE_LIMIT_AUTH_PER_ACCOUNT: z.coerce.number().int().min(1).default(10),
+    RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+    CORS_ORIGINS: z.string().default(''),
+    REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+    MIGRATE_ON_START: boolean.default(true),
+    CLUSTER_WORKERS: z.coerce.number().int().min(0).max(64).default(0),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
   })
   .superRefine((env, ctx) => {
@@ -80,6 +88,18 @@ export interface Config {
   publicUrl: string | null;
   introspection: boolean;
   shutdownTimeoutMs: number;
+  requestTimeoutMs: number;
+  migrateOnStart: boolean;
+  /** Worker processes for `npm run start:cluster`; 0 means one per core. */
+  clusterWorkers: number;
+  /** Origins allowed to call the API from a browser; empty: same origin only; `*`: any. */
+  corsOrigins: string[];
+  rateLimits: {
+    redisUrl: string | null;
+    perIp: number;
+    perAccount: number;
+    windowSeconds: number;
+  };
   auth: {
     secret: string;
     privateKeyPem: string | null;
@@ -117,6 +137,18 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: env.PUBLIC_URL ?? null,
     introspection: env.GRAPHQL_INTROSPECTION ?? env.NODE_ENV !== 'production',
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+    migrateOnStart: env.MIGRATE_ON_START,
+    clusterWorkers: env.CLUSTER_WORKERS,
+    corsOrigins: env.CORS_ORIGINS.split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
+    rateLimits: {
+      redisUrl: env.REDIS_URL ?? null,
+      perIp: env.RATE_LIMIT_AUTH_PER_IP,
+      perAccount: env.RATE_LIMIT_AUTH_PER_ACCOUNT,
+      windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
+    },
     auth: {
       secret: env.JWT_SECRET,
       privateKeyPem: env.JWT_PRIVATE_KEY ?? null,

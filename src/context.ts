@@ -1,4 +1,5 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { AttemptLimiter, CountAttempt } from './auth/attempt-limiter';
 import { type AuthState, authenticate } from './auth/authenticate';
 import type { PasswordHasher } from './auth/password';
 import type { TokenService } from './auth/tokens';
@@ -13,6 +14,14 @@ export interface AppDependencies {
   orm: MikroORM;
   tokens: TokenService;
   passwords: PasswordHasher;
+  attempts: AttemptLimiter;
+}
+
+/** What a context needs to know of the HTTP request it serves. */
+export interface RequestInfo {
+  authorization: string | undefined;
+  /** The client address (after trusted proxies). */
+  ip: string;
 }
 
 /** Everything one GraphQL operation (from /graphql or the REST facade) works with. */
@@ -29,20 +38,18 @@ export interface Context {
 }
 
 /** Builds a fresh context: a forked entity manager, new loaders, the caller from the token. */
-export async function createContext(
-  deps: AppDependencies,
-  authorization: string | undefined,
-): Promise<Context> {
+export async function createContext(deps: AppDependencies, request: RequestInfo): Promise<Context> {
   const em = deps.orm.em.fork();
   const loaders = createLoaders(em);
-  const auth = await authenticate(authorization, em, deps.tokens);
+  const auth = await authenticate(request.authorization, em, deps.tokens);
+  const limit: CountAttempt = (attempt) => deps.attempts.consume({ ...attempt, ip: request.ip });
   return {
     em,
     auth,
     loaders,
     services: {
-      auth: new AuthService(em, deps.passwords, deps.tokens),
-      users: new UserService(em, deps.passwords),
+      auth: new AuthService(em, deps.passwords, deps.tokens, limit),
+      users: new UserService(em, deps.passwords, limit),
       follows: new FollowService(em),
       meetings: new MeetingService(em, loaders),
     },

@@ -15,7 +15,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  const instance = await createApp({ config, logger });
+  const instance = await createApp({ config, logger, migrate: config.migrateOnStart });
   const url = await instance.listen();
   logger.info(
     { url, graphql: `${url}/graphql`, database: instance.database.kind, env: config.env },

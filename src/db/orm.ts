@@ -45,6 +45,7 @@ function baseOptions(counter: QueryCounter | undefined, log?: (message: string) 
       return sql;
     },
     debug: false,
+    colors: false,
     allowGlobalContext: false,
   };
 }

@@ -4,6 +4,7 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { Context } from '../context';
+import { graphqlArmor } from './armor';
 import { formatError } from './format-error';
 import { playgroundLandingPage } from './playground';
 
@@ -16,13 +17,19 @@ export function createApolloServer(options: {
   logger: Logger;
   introspection: boolean;
 }): ApolloServer<Context> {
+  const armor = graphqlArmor();
   return new ApolloServer<Context>({
     schema: options.schema,
     introspection: options.introspection,
     includeStacktraceInErrorResponses: false,
+    allowBatchedHttpRequests: false,
+    // main.ts owns SIGTERM/SIGINT and stops Apollo as part of its own graceful shutdown.
+    stopOnTerminationSignals: false,
     formatError: formatError(options.logger),
     logger: options.logger,
+    validationRules: armor.validationRules,
     plugins: [
+      ...armor.plugins,
       ApolloServerPluginDrainHttpServer({ httpServer: options.httpServer }),
       playgroundLandingPage(GRAPHQL_PATH),
     ],

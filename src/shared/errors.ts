@@ -7,6 +7,7 @@ export type ErrorCategory =
   | 'NOT_FOUND'
   | 'BAD_USER_INPUT'
   | 'CONFLICT'
+  | 'TOO_MANY_REQUESTS'
   | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_SERVER_ERROR';
 
@@ -76,6 +77,14 @@ export class ValidationFailedError extends AppError {
 
   static of(field: string, reason: ValidationReason): ValidationFailedError {
     return new ValidationFailedError({ [field]: reason });
+  }
+}
+
+export class TooManyRequestsError extends AppError {
+  constructor(readonly retryAfterSeconds: number) {
+    super('TOO_MANY_REQUESTS', 'TOO_MANY_REQUESTS', 'Too many attempts; try again later', {
+      retryAfter: retryAfterSeconds,
+    });
   }
 }
 

@@ -23,7 +23,14 @@ export async function startTestApp(
   const database: TestDatabase = options.database
     ? { config: options.database, drop: async () => {} }
     : await createTestDatabase();
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    // Suites sign many users up from one address; the rate-limit tests set their own budgets.
+    RATE_LIMIT_AUTH_PER_IP: '1000000',
+    RATE_LIMIT_AUTH_PER_ACCOUNT: '1000000',
+    ...env,
+  });
   const instance = await createApp({
     config: { ...config, database: database.config },
     // Tests hash many passwords; argon2id with a small cost keeps them quick.

@@ -57,9 +57,43 @@ describe('HTTP surface', () => {
     expect(await huge.json()).toEqual({ errors: 'PAYLOAD_TOO_LARGE' });
   });
 
-  it('reports GraphQL syntax errors without leaking internals', async () => {
+  it('reports GraphQL syntax errors as client errors without leaking internals', async () => {
     const result = await t.gql.request('{ me { id ');
-    expect(result.errors?.[0]?.extensions?.code).toBe('GRAPHQL_PARSE_FAILED');
+    expect(result.errors?.[0]).toMatchObject({
+      message: expect.stringMatching(/^Syntax Error: Expected Name, found <EOF>/),
+      // graphql-armor's token limit parses the document itself and reports it at validation.
+      extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+    });
     expect(JSON.stringify(result)).not.toMatch(/stack|node_modules/);
+  });
+
+  it('refuses documents beyond the alias, depth and token limits', async () => {
+    const aliases = Array.from({ length: 16 }, (_, i) => `a${i}: me { id }`).join(' ');
+    const tooManyAliases = await t.gql.request(`{ ${aliases} }`);
+    expect(tooManyAliases.errors?.[0]?.message).toMatch(/Aliases limit of 15 exceeded/);
+
+    let deep = 'id';
+    for (let i = 0; i < 6; i += 1) {
+      deep = `meeting { participants { ${deep} } }`;
+    }
+    const tooDeep = await t.gql.request(`{ meetingRequests { ${deep} } }`);
+    expect(tooDeep.errors?.[0]?.message).toMatch(/Query depth limit of 10 exceeded/);
+
+    const tokens = await t.gql.request(`{ me { ${'id '.repeat(2100)} } }`);
+    expect(tokens.errors?.[0]?.message).toMatch(/Token limit of 2000 exceeded/);
+  });
+
+  it('does not suggest field names to unknown-field probes', async () => {
+    const result = await t.gql.request('{ me { idd } }');
+    expect(result.errors?.[0]?.message).not.toMatch(/Did you mean/);
+  });
+
+  it('sends security headers with a content security policy that admits only this origin', async () => {
+    const response = await fetch(`${t.url}/graphql`, { headers: { accept: 'text/html' } });
+    const csp = response.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toMatch(/script-src 'self' 'sha256-[A-Za-z0-9+/=]+'/);
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('x-frame-options')).toBe('SAMEORIGIN');
   });
 });

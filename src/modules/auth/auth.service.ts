@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { CountAttempt } from '../../auth/attempt-limiter';
 import type { PasswordHasher } from '../../auth/password';
 import { InvalidTokenError, type IssuedTokens, type TokenService } from '../../auth/tokens';
 import { UnauthenticatedError } from '../../shared/errors';
@@ -10,11 +11,13 @@ export class AuthService {
     private readonly em: EntityManager,
     private readonly passwords: PasswordHasher,
     private readonly tokens: TokenService,
+    private readonly limit: CountAttempt,
   ) {}
 
   /** `username` is an e-mail address or an account name; failures never say which part was wrong. */
   async login(username: string, password: string): Promise<IssuedTokens> {
     const name = username.trim().toLowerCase();
+    await this.limit({ action: 'login', account: name });
     const user = await this.em.findOne(
       User,
       name.includes('@') ? { email: name } : { account: name },
@@ -29,6 +32,7 @@ export class AuthService {
   }
 
   async refresh(refreshToken: string): Promise<IssuedTokens> {
+    await this.limit({ action: 'refresh' });
     let userId: string;
     try {
       userId = await this.tokens.verifyRefreshToken(refreshToken);

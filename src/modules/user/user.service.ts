@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { CountAttempt } from '../../auth/attempt-limiter';
 import type { PasswordHasher } from '../../auth/password';
 import { onUniqueViolation } from '../../shared/db-errors';
 import { ConflictError } from '../../shared/errors';
@@ -20,11 +21,13 @@ export class UserService {
   constructor(
     private readonly em: EntityManager,
     private readonly passwords: PasswordHasher,
+    private readonly limit: CountAttempt,
   ) {}
 
   /** Registers a user; only the listed fields are read, so no privilege can be asked for. */
   async register(args: RegisterArgs): Promise<User> {
     const email = args.email.trim().toLowerCase();
+    await this.limit({ action: 'register', account: email });
     const account = args.account.trim().toLowerCase();
     const existing = await this.em.find(
       User,

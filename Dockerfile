@@ -1,0 +1,52 @@
+# Meeting coordination service: GraphQL on Express/Apollo, MikroORM on PostgreSQL.
+#
+#   docker build -t meeting-api .
+#   docker run --rm -p 8000:8000 \
+#     -e DATABASE_URL=postgres://user:pass@host:5432/meetings \
+#     -e JWT_SECRET=<a long random string> meeting-api
+#
+# Without DATABASE_URL the service falls back to embedded PGlite in /app/data.
+# Migrations run automatically at start (PostgreSQL needs the pg_trgm extension).
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# ---- Stage 1: install every dependency and compile TypeScript -------------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+
+# Dependencies first, so this layer is reused until the lockfile changes.
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+
+# Sources: tsconfig*.json, src/, rest/, schema/ (.dockerignore keeps out the rest).
+# The build script compiles src/ and rest/ and copies rest/operations/*.graphql,
+# which the REST facade reads at start-up, into dist/rest/operations.
+COPY . .
+RUN npm run build
+
+# ---- Stage 2: production dependencies and compiled output only -----------
+FROM ${NODE_IMAGE} AS runtime
+WORKDIR /app
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8000
+
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund \
+    && npm cache clean --force
+
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/schema ./schema
+
+# The embedded PGlite fallback writes to ./data (DATA_DIR); the app user must own it.
+RUN mkdir -p /app/data && chown node:node /app/data
+
+USER node
+EXPOSE 8000
+
+# Readiness: 204 when the database answers, 503 otherwise or while shutting down.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+    CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8000) + '/health/readiness', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.status === 204 ? 0 : 1), () => process.exit(1))"]
+
+# Exec form: node is PID 1 and receives SIGTERM itself (graceful shutdown in src/main.ts).
+CMD ["node", "dist/src/main.js"]

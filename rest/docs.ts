@@ -1,0 +1,81 @@
+import express, { type Router } from 'express';
+import type { GraphQLSchema } from 'graphql';
+import { getAbsoluteFSPath } from 'swagger-ui-dist';
+import { buildOpenApiDocument } from './openapi';
+
+/** The swagger-ui-dist files the page uses (their source maps too); nothing else is served. */
+const ASSETS = /^\/(swagger-ui(-bundle)?\.(js|css)(\.map)?|favicon-(16x16|32x32)\.png)$/;
+
+/**
+ * Starts Swagger UI on the document. A served file, not an inline script, so a content security
+ * policy without 'unsafe-inline' can allow it; the document's URL comes from the page.
+ */
+const INITIALIZER = `window.addEventListener('load', function () {
+  var root = document.getElementById('swagger-ui');
+  window.ui = SwaggerUIBundle({
+    url: root.getAttribute('data-openapi-url'),
+    domNode: root,
+    deepLinking: true,
+    presets: [SwaggerUIBundle.presets.apis],
+    layout: 'BaseLayout',
+    // The online validator badge would send the document to validator.swagger.io.
+    validatorUrl: null,
+  });
+});
+`;
+
+const escapeHtml = (text: string): string =>
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+  );
+
+/** The page, with every URL under the mount path: no request leaves the origin. */
+function page(base: string, title: string): string {
+  const at = escapeHtml(base);
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>${escapeHtml(title)}</title>
+    <link rel="stylesheet" href="${at}/docs/assets/swagger-ui.css" />
+    <link rel="icon" type="image/png" sizes="32x32" href="${at}/docs/assets/favicon-32x32.png" />
+    <link rel="icon" type="image/png" sizes="16x16" href="${at}/docs/assets/favicon-16x16.png" />
+  </head>
+  <body>
+    <div id="swagger-ui" data-openapi-url="${at}/openapi.json"></div>
+    <script src="${at}/docs/assets/swagger-ui-bundle.js"></script>
+    <script src="${at}/docs/init.js"></script>
+  </body>
+</html>
+`;
+}
+
+/**
+ * The REST facade's documentation: `GET /openapi.json` (the OpenAPI document, built once here)
+ * and `GET /docs` (Swagger UI, with its assets served from this origin under `/docs/assets`).
+ */
+export function docsRouter(schema: GraphQLSchema): Router {
+  const document = buildOpenApiDocument(schema);
+  const body = JSON.stringify(document);
+  const router = express.Router();
+  router.get('/openapi.json', (_req, res) => {
+    res.type('application/json').send(body);
+  });
+  router.get('/docs', (req, res) => {
+    res.type('html').send(page(req.baseUrl, document.info.title));
+  });
+  router.get('/docs/init.js', (_req, res) => {
+    res.type('text/javascript').send(INITIALIZER);
+  });
+  const assets = express.static(getAbsoluteFSPath(), { index: false });
+  router.use('/docs/assets', (req, res, next) => {
+    if (!ASSETS.test(req.path)) {
+      next();
+      return;
+    }
+    assets(req, res, next);
+  });
+  return router;
+}

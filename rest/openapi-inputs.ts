@@ -1,0 +1,270 @@
+import { getMetadataStorage as validationStorage } from 'class-validator';
+import {
+  type GraphQLArgument,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  Kind,
+  typeFromAST,
+  valueFromAST,
+} from 'graphql';
+import { getMetadataStorage as typeGraphQLStorage } from 'type-graphql';
+import { toSnake } from './names';
+import type { JsonObject } from './openapi-schemas';
+import type { PreparedOperation } from './operations';
+
+type ValidationMetadata = ReturnType<
+  ReturnType<typeof validationStorage>['getTargetValidationMetadatas']
+>[number];
+/** A class whose decorators declare an input's GraphQL shape and validators. */
+type InputClass = Parameters<
+  ReturnType<typeof validationStorage>['getTargetValidationMetadatas']
+>[0];
+
+/** One input of a REST route, as the client names and sends it. */
+export interface ClientInput {
+  /** The client's name: the variable in snake_case, or the route's rename. */
+  name: string;
+  /** Non-null in GraphQL and without a default. */
+  required: boolean;
+  schema: JsonObject;
+}
+
+/** Scalars in wire form; graphql-scalars' custom ones are strings with a format. */
+const scalarSchemas: Readonly<Record<string, JsonObject>> = {
+  Int: { type: 'integer' },
+  Float: { type: 'number' },
+  Boolean: { type: 'boolean' },
+  UUID: { type: 'string', format: 'uuid' },
+  DateTime: { type: 'string', format: 'date-time' },
+  LocalDate: { type: 'string', format: 'date' },
+  EmailAddress: { type: 'string', format: 'email' },
+};
+
+/** Validators of the list itself; every other one constrains its items. */
+const LIST_VALIDATORS = new Set(['arrayMinSize', 'arrayMaxSize']);
+
+/**
+ * The JSON Schema keywords implied by the class-validator decorators of one input property, so
+ * the document states the limits the service enforces (they are declared once, on the inputs).
+ */
+function keywordsOf(validators: readonly ValidationMetadata[]): JsonObject {
+  const keywords: JsonObject = {};
+  let notBlank = false;
+  for (const validator of validators) {
+    const [first] = (validator.constraints ?? []) as unknown[];
+    switch (validator.name) {
+      case 'minLength':
+      case 'trimmedMinLength':
+        keywords['minLength'] = first;
+        break;
+      case 'maxLength':
+      case 'trimmedMaxLength':
+        keywords['maxLength'] = first;
+        break;
+      case 'min':
+        keywords['minimum'] = first;
+        break;
+      case 'max':
+        keywords['maximum'] = first;
+        break;
+      case 'arrayMinSize':
+        keywords['minItems'] = first;
+        break;
+      case 'arrayMaxSize':
+        keywords['maxItems'] = first;
+        break;
+      case 'isUuid':
+        keywords['format'] = 'uuid';
+        break;
+      case 'isEmail':
+        keywords['format'] = 'email';
+        break;
+      case 'isIso8601':
+        keywords['format'] = 'date-time';
+        break;
+      case 'matches':
+        keywords['pattern'] = first instanceof RegExp ? first.source : String(first);
+        break;
+      case 'notBlank':
+      case 'isNotEmpty':
+        notBlank = true;
+        break;
+    }
+  }
+  if (notBlank && !('minLength' in keywords || 'format' in keywords || 'pattern' in keywords)) {
+    keywords['minLength'] = 1;
+  }
+  return keywords;
+}
+
+/** The validators of a property of a type-graphql class (inherited ones included). */
+function validatorsOf(target: InputClass | undefined, property: string): ValidationMetadata[] {
+  if (!target) {
+    return [];
+  }
+  return validationStorage()
+    .getTargetValidationMetadatas(target, '', true, false)
+    .filter((validator) => validator.propertyName === property);
+}
+
+/** The `@Args()` classes of the resolver method behind a root field. */
+function argsClassesOf(kind: 'query' | 'mutation', field: string): InputClass[] {
+  const storage = typeGraphQLStorage();
+  const handler = (kind === 'mutation' ? storage.mutations : storage.queries).find(
+    (candidate) => candidate.schemaName === field,
+  );
+  if (!handler) {
+    return [];
+  }
+  return storage.params.flatMap((param) =>
+    param.kind === 'args' &&
+    param.target === handler.target &&
+    param.methodName === handler.methodName
+      ? [param.getType() as InputClass]
+      : [],
+  );
+}
+
+const inputClassOf = (name: string): InputClass | undefined =>
+  typeGraphQLStorage().inputTypes.find((input) => input.name === name)?.target;
+
+function withNull(schema: JsonObject): JsonObject {
+  const out: JsonObject = { ...schema, type: [schema['type'], 'null'] };
+  if (Array.isArray(schema['enum'])) {
+    out['enum'] = [...schema['enum'], null];
+  }
+  return out;
+}
+
+/**
+ * The JSON Schema of a GraphQL input type in wire form: snake_case properties, enum values as
+ * the wire spells them (`all-hands`), required = non-null without a default.
+ */
+function schemaOf(
+  type: GraphQLInputType,
+  validators: readonly ValidationMetadata[],
+  nullable: boolean,
+): JsonObject {
+  if (isNonNullType(type)) {
+    return schemaOf(type.ofType, validators, false);
+  }
+  let schema: JsonObject;
+  if (isListType(type)) {
+    const ofList = (v: ValidationMetadata): boolean => LIST_VALIDATORS.has(v.name ?? '');
+    schema = {
+      type: 'array',
+      items: schemaOf(
+        type.ofType,
+        validators.filter((v) => !ofList(v)),
+        true,
+      ),
+      ...keywordsOf(validators.filter(ofList)),
+    };
+  } else if (isEnumType(type)) {
+    schema = { type: 'string', enum: type.getValues().map((value) => value.value as unknown) };
+  } else if (isInputObjectType(type)) {
+    const target = inputClassOf(type.name);
+    const properties: Record<string, JsonObject> = {};
+    const required: string[] = [];
+    for (const field of Object.values(type.getFields())) {
+      const name = toSnake(field.name);
+      properties[name] = describe(
+        schemaOf(field.type, validatorsOf(target, field.name), true),
+        field.description,
+        field.defaultValue,
+      );
+      if (isNonNullType(field.type) && field.defaultValue === undefined) {
+        required.push(name);
+      }
+    }
+    schema = {
+      type: 'object',
+      ...(type.description ? { description: type.description } : {}),
+      properties,
+      ...(required.length > 0 ? { required } : {}),
+    };
+  } else {
+    const scalar = type.name;
+    const keywords = keywordsOf(validators);
+    const constrained: JsonObject = {
+      ...(scalarSchemas[scalar] ?? { type: 'string' }),
+      ...keywords,
+    };
+    // Int is 32-bit: say so where the validators leave it open.
+    if (scalar === 'Int' && !('minimum' in keywords && 'maximum' in keywords)) {
+      constrained['format'] = 'int32';
+    }
+    schema = constrained;
+  }
+  return nullable ? withNull(schema) : schema;
+}
+
+function describe(schema: JsonObject, description?: string | null, value?: unknown): JsonObject {
+  return {
+    ...schema,
+    ...(description ? { description } : {}),
+    ...(value !== undefined && value !== null ? { default: value } : {}),
+  };
+}
+
+/** Which root-field argument each variable of the operation feeds. */
+function argumentsFed(
+  schema: GraphQLSchema,
+  operation: PreparedOperation,
+): Map<string, { kind: 'query' | 'mutation'; field: string; argument: GraphQLArgument }> {
+  const kind = operation.definition.operation === 'mutation' ? 'mutation' : 'query';
+  const root = kind === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+  const fed = new Map<string, { kind: typeof kind; field: string; argument: GraphQLArgument }>();
+  for (const selection of operation.definition.selectionSet.selections) {
+    if (selection.kind !== Kind.FIELD || !root) {
+      continue;
+    }
+    const field = root.getFields()[selection.name.value];
+    for (const node of selection.arguments ?? []) {
+      const argument = field?.args.find((candidate) => candidate.name === node.name.value);
+      if (argument && node.value.kind === Kind.VARIABLE && !fed.has(node.value.name.value)) {
+        fed.set(node.value.name.value, { kind, field: selection.name.value, argument });
+      }
+    }
+  }
+  return fed;
+}
+
+/**
+ * The inputs of an operation, one per variable, each with the JSON Schema of its wire form, its
+ * limits (from the validators of the argument it feeds) and its default (the variable's, or the
+ * argument's). `nullable` says whether a nullable input may be sent as JSON `null`.
+ */
+export function operationInputs(
+  schema: GraphQLSchema,
+  operation: PreparedOperation,
+  options: { renames?: Readonly<Record<string, string>>; nullable: boolean },
+): ClientInput[] {
+  const fed = argumentsFed(schema, operation);
+  return (operation.definition.variableDefinitions ?? []).map((definition) => {
+    const variable = definition.variable.name.value;
+    const type = typeFromAST(schema, definition.type) as GraphQLInputType;
+    const use = fed.get(variable);
+    const validators = use
+      ? argsClassesOf(use.kind, use.field).flatMap((target) =>
+          validatorsOf(target, use.argument.name),
+        )
+      : [];
+    const fallback = definition.defaultValue
+      ? valueFromAST(definition.defaultValue, type)
+      : use?.argument.defaultValue;
+    return {
+      name: options.renames?.[variable] ?? toSnake(variable),
+      required: isNonNullType(type) && fallback === undefined,
+      schema: describe(
+        schemaOf(type, validators, options.nullable && fallback === undefined),
+        use?.argument.description,
+        fallback,
+      ),
+    };
+  });
+}

@@ -1,0 +1,11 @@
+import 'reflect-metadata';
+import { createSchema } from '../src/schema/build-schema';
+import { buildOpenApiDocument } from './openapi';
+
+/** Prints the OpenAPI document of the REST facade (for `npm run lint:openapi`). */
+async function main(): Promise<void> {
+  const document = buildOpenApiDocument(await createSchema());
+  process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+}
+
+void main();

@@ -1,0 +1,63 @@
+import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
+import { ConfigError, loadConfig } from './config';
+import { openDatabase } from './db/orm';
+import { createLogger } from './logger';
+
+/**
+ * Production start mode using every core: the primary applies migrations once, then forks one
+ * worker per core (or CLUSTER_WORKERS), each running the service on the shared port. The
+ * embedded database belongs to one process, so without DATABASE_URL a single worker runs.
+ */
+async function primary(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  let workers = config.clusterWorkers || availableParallelism();
+  if (config.database.kind === 'pglite' && workers > 1) {
+    logger.warn('the embedded database serves one process: starting a single worker');
+    workers = 1;
+  }
+  if (config.migrateOnStart) {
+    const database = await openDatabase(config.database, {
+      migrate: true,
+      log: (message) => logger.info({ component: 'orm' }, message),
+    });
+    await database.close();
+  }
+  let stopping = false;
+  cluster.setupPrimary({ exec: __filename.replace(/cluster\.js$/, 'main.js') });
+  const fork = () => cluster.fork({ MIGRATE_ON_START: 'false' });
+  for (let i = 0; i < workers; i += 1) {
+    fork();
+  }
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) {
+        logger.info('all workers stopped');
+        process.exit(0);
+      }
+      return;
+    }
+    logger.error({ pid: worker.process.pid, code, signal }, 'worker died; starting another');
+    fork();
+  });
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      return;
+    }
+    stopping = true;
+    logger.info({ signal, workers: Object.keys(cluster.workers ?? {}).length }, 'stopping workers');
+    for (const worker of Object.values(cluster.workers ?? {})) {
+      worker?.process.kill('SIGTERM');
+    }
+    setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 2000).unref();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  logger.info({ workers }, 'cluster started');
+}
+
+primary().catch((error: unknown) => {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+});

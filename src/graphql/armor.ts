@@ -1,0 +1,26 @@
+import { ApolloArmor } from '@escape.tech/graphql-armor';
+
+/** Limits on what one GraphQL document may ask for; batching over HTTP stays off. */
+export const GRAPHQL_LIMITS = {
+  maxDepth: 10,
+  maxAliases: 15,
+  maxTokens: 2000,
+  maxCost: 5000,
+  maxDirectives: 20,
+} as const;
+
+/** graphql-armor's validation rules and plugins with this service's limits. */
+export function graphqlArmor() {
+  return new ApolloArmor({
+    maxDepth: { n: GRAPHQL_LIMITS.maxDepth, ignoreIntrospection: true, flattenFragments: true },
+    maxAliases: { n: GRAPHQL_LIMITS.maxAliases },
+    maxTokens: { n: GRAPHQL_LIMITS.maxTokens },
+    costLimit: {
+      maxCost: GRAPHQL_LIMITS.maxCost,
+      ignoreIntrospection: true,
+      flattenFragments: true,
+    },
+    maxDirectives: { n: GRAPHQL_LIMITS.maxDirectives },
+    blockFieldSuggestion: { enabled: true },
+  }).protect();
+}
