@@ -51,7 +51,7 @@ function operationFor(
 }
 
 function sendFailure(res: Response, route: RouteSpec, error: GraphQLError, logger: Logger): void {
-  if (error.extensions?.['code'] === undefined) {
+  if (error.extensions?.['code'] === undefined && error.originalError) {
     if (isDatabaseUnavailable(error.originalError)) {
       logger.warn({ err: error.originalError }, 'database unavailable');
       sendError(res, 503, 'SERVICE_UNAVAILABLE');
@@ -119,17 +119,30 @@ function handle(route: RouteSpec, executor: Executor): RequestHandler {
       }
       res.status(route.response.status).json(route.response.body(root));
     } catch (error) {
+      const oauth = route.errorStyle === 'oauth';
       if (error instanceof BodyError) {
-        sendError(res, error.status, error.code);
+        if (oauth) {
+          sendOAuthError(res, 'invalid_request');
+        } else {
+          sendError(res, error.status, error.code);
+        }
         return;
       }
       if (isDatabaseUnavailable(error)) {
         executor.logger.warn({ err: error }, 'database unavailable');
-        sendError(res, 503, 'SERVICE_UNAVAILABLE');
+        if (oauth) {
+          sendOAuthError(res, 'temporarily_unavailable');
+        } else {
+          sendError(res, 503, 'SERVICE_UNAVAILABLE');
+        }
         return;
       }
       executor.logger.error({ err: error }, 'unexpected error in REST route');
-      sendError(res, 500, 'INTERNAL_ERROR');
+      if (oauth) {
+        sendOAuthError(res, 'server_error');
+      } else {
+        sendError(res, 500, 'INTERNAL_ERROR');
+      }
     }
   };
 }

@@ -140,6 +140,10 @@ export function gatherVariables(
     } else {
       raw = values.body[clientName];
     }
+    // For an optional value, null means "not given", as on the wire records.
+    if (raw === null && !isNonNullType(type)) {
+      raw = undefined;
+    }
     if (raw === undefined) {
       if (isNonNullType(type) && !definition.defaultValue) {
         fields[clientName] = 'REQUIRED';

@@ -1,4 +1,4 @@
-import type { GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../shared/db-errors';
@@ -45,6 +45,15 @@ export function formatError(logger: Logger) {
         locations: formatted.locations,
         path: formatted.path,
         extensions: { code },
+      };
+    }
+    // graphql-js's own execution errors (an argument that cannot be coerced) are client errors.
+    if (original instanceof GraphQLError && !original.originalError && original === error) {
+      return {
+        message: formatted.message,
+        locations: formatted.locations,
+        path: formatted.path,
+        extensions: { code: 'BAD_USER_INPUT' },
       };
     }
     logger.error({ err: original }, 'unexpected GraphQL error');

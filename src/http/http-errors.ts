@@ -34,6 +34,12 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       sendError(res, known[0], known[1]);
       return;
     }
+    // Express's own client errors (e.g. a path that does not decode) keep their 4xx status.
+    const status = (error as { status?: unknown } | null)?.status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      sendError(res, status, status === 400 ? 'MALFORMED_REQUEST' : 'BAD_REQUEST');
+      return;
+    }
     if (isDatabaseUnavailable(error)) {
       logger.warn({ err: error }, 'database unavailable');
       sendError(res, 503, 'SERVICE_UNAVAILABLE');
