@@ -1,6 +1,7 @@
 import express, { type Router } from 'express';
 import type { GraphQLSchema } from 'graphql';
-import { getAbsoluteFSPath } from 'swagger-ui-dist';
+// The package's own path helper: importing the package itself would load its whole UI bundle.
+import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path';
 import { buildOpenApiDocument } from './openapi';
 
 /** The swagger-ui-dist files the page uses (their source maps too); nothing else is served. */

@@ -82,6 +82,8 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
   httpServer.requestTimeout = config.requestTimeoutMs;
   httpServer.headersTimeout = Math.min(config.requestTimeoutMs, 60_000);
   app.disable('x-powered-by');
+  // API answers are never revalidated; hashing every body for an ETag is wasted work.
+  app.set('etag', false);
   app.set('trust proxy', 'loopback');
   app.use(securityHeaders(inlineScriptHashes(renderPlayground(GRAPHQL_PATH))));
   app.use(corsPolicy(config.corsOrigins));

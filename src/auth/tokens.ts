@@ -7,6 +7,7 @@ import {
   jwtVerify,
   SignJWT,
 } from 'jose';
+import { LRUCache } from 'lru-cache';
 import type { SigningKey } from './keys';
 
 const ACCESS_TYPE = 'at+jwt';
@@ -34,11 +35,24 @@ export interface TokenSettings {
 
 export class InvalidTokenError extends Error {}
 
+/** A token already verified: whom it names, and until when (seconds since the epoch). */
+interface VerifiedToken {
+  subject: TokenSubject;
+  expiresAt: number;
+}
+
+const VERIFIED_TOKEN_CACHE_SIZE = 10_000;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Issues this service's tokens and verifies its own and a trusted external issuer's. */
 export class TokenService {
   private readonly externalKeys: JWTVerifyGetKey | null;
+  // Verifying a signature costs more than the rest of a small request; a token seen before
+  // (same bytes, so same signature) is trusted until its own expiry.
+  private readonly verified = new LRUCache<string, VerifiedToken>({
+    max: VERIFIED_TOKEN_CACHE_SIZE,
+  });
 
   constructor(
     private readonly key: SigningKey,
@@ -63,6 +77,19 @@ export class TokenService {
   }
 
   async verifyAccessToken(token: string): Promise<TokenSubject> {
+    const known = this.verified.get(token);
+    if (known && known.expiresAt * 1000 > Date.now()) {
+      return known.subject;
+    }
+    const subject = await this.verifyUncached(token);
+    const { exp } = decodeJwt(token);
+    if (typeof exp === 'number') {
+      this.verified.set(token, { subject, expiresAt: exp });
+    }
+    return subject;
+  }
+
+  private async verifyUncached(token: string): Promise<TokenSubject> {
     let claims: JWTPayload;
     try {
       claims = decodeJwt(token);

@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import type { DatabaseConfig } from '../config';
+import { withUnavailableStatus } from '../shared/db-errors';
 import { NotFoundError } from '../shared/errors';
 import { entities } from './entities';
 import { migrationsList } from './migrations';
@@ -90,6 +91,10 @@ export async function openDatabase(
   const { migrate = true, counter, log } = options;
   const built = buildOrmOptions(config, counter, log);
   const orm = await MikroORM.init(built.options);
+  // Every query error passes here: a lost database becomes a 503 on GraphQL too, not a 500.
+  const driver = orm.em.getDriver();
+  const convertException = driver.convertException.bind(driver);
+  driver.convertException = (exception) => withUnavailableStatus(convertException(exception));
   const close = async (): Promise<void> => {
     await orm.close(true);
     await built.pglite?.close();

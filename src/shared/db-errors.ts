@@ -36,8 +36,16 @@ export async function onUniqueViolation<T>(
 const unavailableStates = /^(08|53|57P)/;
 const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']);
 
-/** True when the error says the database cannot be reached or is shutting down. */
+/**
+ * True when the error says the database cannot be reached or is shutting down (or starting up).
+ * Looks through wrappers too: a GraphQL error's `originalError` (Apollo wraps a failed context
+ * creation in one, message prefixed, driver code hidden) and an `Error#cause`.
+ */
 export function isDatabaseUnavailable(error: unknown): boolean {
+  return unavailable(error, 0);
+}
+
+function unavailable(error: unknown, depth: number): boolean {
   if (error instanceof ConnectionException) {
     return true;
   }
@@ -45,13 +53,33 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof code === 'string' && (unavailableCodes.has(code) || unavailableStates.test(code))) {
     return true;
   }
-  if (error instanceof DriverException || error instanceof Error) {
-    const message = error.message;
-    return /Connection terminated|Timeout acquiring a connection|connect ECONNREFUSED/.test(
-      message,
+  if (
+    (error instanceof DriverException || error instanceof Error) &&
+    /Connection terminated|Timeout acquiring a connection|connect ECONNREFUSED/.test(error.message)
+  ) {
+    return true;
+  }
+  if (depth < 4 && typeof error === 'object' && error !== null) {
+    const { originalError, cause } = error as { originalError?: unknown; cause?: unknown };
+    return [originalError, cause].some(
+      (inner) => inner != null && inner !== error && unavailable(inner, depth + 1),
     );
   }
   return false;
+}
+
+/**
+ * Gives an error that means "database unreachable" the HTTP status of a GraphQL response failing
+ * with it: Apollo reads `extensions.http` from the error, or from the error a GraphQL error wraps
+ * (a failed context creation, a resolver error), and would otherwise answer 500. Other errors are
+ * returned untouched. The REST facade and formatError still classify by `isDatabaseUnavailable`.
+ */
+export function withUnavailableStatus<E>(error: E): E {
+  if (error instanceof Error && isDatabaseUnavailable(error)) {
+    const carrier = error as Error & { extensions?: Record<string, unknown> };
+    carrier.extensions = { ...carrier.extensions, http: { status: 503 } };
+  }
+  return error;
 }
 
 export const databaseUnavailable = (): AppError => new ServiceUnavailableError();
