@@ -10,6 +10,7 @@ import { sendOAuthError, sendOAuthGraphQLError } from './oauth-errors';
 import { loadOperations, type PreparedOperation } from './operations';
 import type { RouteSpec } from './route';
 import { routes as declaredRoutes } from './routes';
+import { clientFieldPath } from './names';
 import { gatherVariables, type RequestValues } from './wire-input';
 import { toWire } from './wire-output';
 
@@ -34,11 +35,54 @@ const bodyParsers: RequestHandler[] = [
   express.urlencoded({ limit: BODY_LIMIT_BYTES, extended: false, parameterLimit: 100 }),
 ];
 
+/** The token endpoint answers unreadable bodies in the RFC 6749 shape too. */
+const oauthBodyParsers: RequestHandler[] = bodyParsers.map(
+  (parser): RequestHandler =>
+    (req, res, next) =>
+      parser(req, res, (error?: unknown) => {
+        if (error) {
+          sendOAuthError(res, 'invalid_request');
+        } else {
+          next();
+        }
+      }),
+);
+
 interface Executor {
   schema: GraphQLSchema;
   deps: AppDependencies;
   logger: Logger;
   operations: ReadonlyMap<string, PreparedOperation>;
+}
+
+/** Field errors (client names) of a dry run's BAD_USER_INPUT error, if that is what it was. */
+function ruleFailures(
+  error: GraphQLError | undefined,
+  renames: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const fields = error?.extensions?.['fields'];
+  if (error?.extensions?.['code'] !== 'BAD_USER_INPUT' || !fields || typeof fields !== 'object') {
+    return {};
+  }
+  return Object.fromEntries(
+    Object.entries(fields as Record<string, string>).map(([path, reason]) => [
+      clientFieldPath(path.split('.'), renames),
+      reason,
+    ]),
+  );
+}
+
+/** Drops the rule failures of stand-in values: those at or inside a field that failed its type. */
+function fieldsBeside(
+  ruleFields: Record<string, string>,
+  typeFields: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const bad = Object.keys(typeFields);
+  return Object.fromEntries(
+    Object.entries(ruleFields).filter(
+      ([path]) => !bad.some((typed) => path === typed || path.startsWith(`${typed}.`)),
+    ),
+  );
 }
 
 function operationFor(
@@ -96,9 +140,19 @@ function handle(route: RouteSpec, executor: Executor): RequestHandler {
       if (!gathered.ok) {
         if (route.errorStyle === 'oauth') {
           sendOAuthError(res, 'invalid_request');
-        } else {
-          sendValidationErrors(res, gathered.fields);
+          return;
         }
+        // The rules below the types still judge the fields that did type-check: report them all.
+        const dryRun = await execute({
+          schema: executor.schema,
+          document: operation.document,
+          variableValues: gathered.standIns,
+          contextValue: { ...context, validateOnly: true },
+        });
+        sendValidationErrors(res, {
+          ...fieldsBeside(ruleFailures(dryRun.errors?.[0], route.renames), gathered.fields),
+          ...gathered.fields,
+        });
         return;
       }
       const result = await execute({
@@ -165,7 +219,8 @@ export function restRouter(options: {
   }
   const router = Router();
   for (const route of routes) {
-    const parsers = route.body === 'none' ? [] : bodyParsers;
+    const parsers =
+      route.body === 'none' ? [] : route.errorStyle === 'oauth' ? oauthBodyParsers : bodyParsers;
     router[route.method](route.path, ...parsers, handle(route, executor));
   }
   router.use(notFound);

@@ -24,7 +24,12 @@ export interface RequestValues {
 /** The variables for an operation, or the client's bad fields (by the client's names). */
 export type GatheredVariables =
   | { ok: true; variables: Record<string, unknown> }
-  | { ok: false; fields: Record<string, ValidationReason> };
+  | {
+      ok: false;
+      fields: Record<string, ValidationReason>;
+      /** The variables with every bad value replaced by a well-typed stand-in, for a dry run. */
+      standIns: Record<string, unknown>;
+    };
 
 const INT = /^[+-]?\d+$/;
 
@@ -102,6 +107,61 @@ function reasonOf(message: string, value: unknown): ValidationReason {
   return 'INVALID_FORMAT';
 }
 
+/** A value of the type that passes coercion (its content is never used, only validated). */
+function standIn(type: GraphQLInputType): unknown {
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (isListType(inner)) {
+    return [];
+  }
+  if (isEnumType(inner)) {
+    return inner.getValues()[0]?.name;
+  }
+  if (isInputObjectType(inner)) {
+    const out: Record<string, unknown> = {};
+    for (const [name, field] of Object.entries(inner.getFields())) {
+      if (isNonNullType(field.type) && field.defaultValue === undefined) {
+        out[name] = standIn(field.type);
+      }
+    }
+    return out;
+  }
+  return inner.toString() === 'Int' || inner.toString() === 'Float'
+    ? 0
+    : inner.toString() === 'Boolean'
+      ? false
+      : '';
+}
+
+/** The value with each part that fails coercion replaced by a stand-in, the rest kept. */
+function repaired(type: GraphQLInputType, value: unknown): unknown {
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (value === null || value === undefined) {
+    return isNonNullType(type) ? standIn(type) : value;
+  }
+  if (isListType(inner)) {
+    return (Array.isArray(value) ? value : [value]).map((item) => repaired(inner.ofType, item));
+  }
+  if (isInputObjectType(inner)) {
+    if (typeof value !== 'object' || Array.isArray(value)) {
+      return standIn(type);
+    }
+    const out: Record<string, unknown> = {};
+    for (const [name, field] of Object.entries(inner.getFields())) {
+      const fieldValue = (value as Record<string, unknown>)[name];
+      if (fieldValue !== undefined || isNonNullType(field.type)) {
+        out[name] = repaired(field.type, fieldValue);
+      }
+    }
+    return out;
+  }
+  try {
+    coerceInputValue(value, inner);
+    return value;
+  } catch {
+    return standIn(type);
+  }
+}
+
 function variableType(schema: GraphQLSchema, definition: VariableDefinitionNode): GraphQLInputType {
   const type = typeFromAST(schema, definition.type);
   if (!type) {
@@ -134,6 +194,7 @@ export function gatherVariables(
       const parsed = fromQueryString(type, values.query[clientName]);
       if ('reason' in parsed) {
         fields[clientName] = parsed.reason;
+        variables[name] = standIn(type);
         continue;
       }
       raw = parsed.value;
@@ -147,6 +208,7 @@ export function gatherVariables(
     if (raw === undefined) {
       if (isNonNullType(type) && !definition.defaultValue) {
         fields[clientName] = 'REQUIRED';
+        variables[name] = standIn(type);
       } else if (definition.defaultValue) {
         variables[name] = valueFromAST(definition.defaultValue, type);
       }
@@ -162,9 +224,9 @@ export function gatherVariables(
       const at = clientFieldPath(segments, { [toCamel(clientName)]: clientName });
       fields[at] ??= reasonOf(error.message, invalid);
     });
-    if (!failed) {
-      variables[name] = value;
-    }
+    variables[name] = failed ? repaired(type, value) : value;
   }
-  return Object.keys(fields).length > 0 ? { ok: false, fields } : { ok: true, variables };
+  return Object.keys(fields).length > 0
+    ? { ok: false, fields, standIns: variables }
+    : { ok: true, variables };
 }

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, types } from '@electric-sql/pglite';
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import type { DatabaseConfig } from '../config';
@@ -73,6 +73,8 @@ export function buildOrmOptions(
   const pglite = new PGlite({
     ...(config.dataDir ? { dataDir: resolve(config.dataDir) } : {}),
     extensions: { pg_trgm },
+    // Dates stay 'YYYY-MM-DD' text, as the pg driver returns them on a PostgreSQL server.
+    parsers: { [types.DATE]: (value: string) => value },
   });
   const options = {
     ...baseOptions(counter, log),

@@ -33,8 +33,13 @@ export async function onUniqueViolation<T>(
   }
 }
 
-const unavailableStates = /^(08|53|57P)/;
+// Connection and resource classes; 08P01 (protocol violation) is caused by the request itself.
+const unavailableStates = /^(08(?!P01)|53|57P)/;
 const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']);
+// Driver messages without a code. knex's "Transaction query already complete" is what the next
+// statement of a transaction gets once the transaction's connection has been lost under it.
+const lostMessages =
+  /Connection terminated|Timeout acquiring a connection|connect ECONNREFUSED|Transaction query already complete/;
 
 /**
  * True when the error says the database cannot be reached or is shutting down (or starting up).
@@ -55,7 +60,7 @@ function unavailable(error: unknown, depth: number): boolean {
   }
   if (
     (error instanceof DriverException || error instanceof Error) &&
-    /Connection terminated|Timeout acquiring a connection|connect ECONNREFUSED/.test(error.message)
+    lostMessages.test(error.message)
   ) {
     return true;
   }

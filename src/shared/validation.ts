@@ -60,10 +60,29 @@ export function toFieldErrors(errors: ValidationError[], prefix = ''): FieldErro
   return fields;
 }
 
+/**
+ * Thrown instead of running a resolver when a context asks only for validation (the REST facade
+ * uses it to report every bad field of a request whose other fields did not even type-check).
+ */
+export class ValidationPassed extends Error {}
+
 /** type-graphql's hook: validates argument objects and throws the contract's field errors. */
-export const validateArgs: ValidatorFn = async (argValue) => {
+export const validateArgs: ValidatorFn = async (argValue, _argType, { context }) => {
+  await validateValue(argValue);
+  if ((context as { validateOnly?: boolean }).validateOnly) {
+    throw new ValidationPassed();
+  }
+};
+
+async function validateValue(argValue: unknown): Promise<void> {
   if (argValue === null || typeof argValue !== 'object') {
     return;
+  }
+  const withNul = pathsWithNul(argValue);
+  if (withNul.length > 0) {
+    throw new ValidationFailedError(
+      Object.fromEntries(withNul.map((path) => [path, 'INVALID_FORMAT'])),
+    );
   }
   const targets: object[] = Array.isArray(argValue) ? argValue : [argValue];
   const errors = (
@@ -76,10 +95,24 @@ export const validateArgs: ValidatorFn = async (argValue) => {
   if (errors.length > 0) {
     throw new ValidationFailedError(toFieldErrors(errors));
   }
-};
+}
+
+/** Length in characters (code points), as PostgreSQL counts them, after trimming. */
+/** Paths of string values holding a NUL character, which no text column can store. */
+function pathsWithNul(value: unknown, prefix = ''): string[] {
+  if (typeof value === 'string') {
+    return value.includes('\u0000') ? [prefix] : [];
+  }
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).flatMap(([key, item]) =>
+      pathsWithNul(item, prefix ? `${prefix}.${key}` : key),
+    );
+  }
+  return [];
+}
 
 const trimmedLength = (value: unknown): number =>
-  typeof value === 'string' ? value.trim().length : 0;
+  typeof value === 'string' ? [...value.trim()].length : 0;
 
 /** At least `min` characters once surrounding white space is removed. */
 export const TrimmedMinLength = (min: number): PropertyDecorator =>
@@ -94,7 +127,7 @@ export const TrimmedMaxLength = (max: number): PropertyDecorator =>
   ValidateBy({
     name: 'trimmedMaxLength',
     constraints: [max],
-    validator: { validate: (value) => typeof value === 'string' && value.trim().length <= max },
+    validator: { validate: (value) => typeof value === 'string' && trimmedLength(value) <= max },
   });
 
 /** Not empty once surrounding white space is removed. */
@@ -128,5 +161,19 @@ export const IsFuture = (): PropertyDecorator =>
 export const IsTrimmedEmail = (): PropertyDecorator =>
   ValidateBy({
     name: 'isEmail',
-    validator: { validate: (value) => typeof value === 'string' && isEmail(value.trim()) },
+    // The length limit (255) is TrimmedMaxLength's; validator.js alone would stop at 254.
+    validator: {
+      validate: (value) =>
+        typeof value === 'string' && isEmail(value.trim(), { ignore_max_length: true }),
+    },
+  });
+
+/** Not one of the given names, compared trimmed and case-insensitively. */
+export const NotOneOf = (names: readonly string[]): PropertyDecorator =>
+  ValidateBy({
+    name: 'isNotIn',
+    constraints: [names],
+    validator: {
+      validate: (value) => typeof value !== 'string' || !names.includes(value.trim().toLowerCase()),
+    },
   });

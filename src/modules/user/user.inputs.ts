@@ -4,6 +4,7 @@ import { PageArgs } from '../../shared/pagination';
 import {
   EqualsProperty,
   IsTrimmedEmail,
+  NotOneOf,
   NotBlank,
   TrimmedMaxLength,
   TrimmedMinLength,
@@ -23,6 +24,8 @@ export class RegisterArgs {
   @TrimmedMinLength(USER_LIMITS.account.min)
   @TrimmedMaxLength(USER_LIMITS.account.max)
   @Matches(/^\s*[A-Za-z0-9._-]+\s*$/)
+  // These are REST path segments beside /user/{account}.
+  @NotOneOf(['me', 'search'])
   account!: string;
 
   @Field({ description: 'E-mail address, at most 255 characters (stored lower-cased).' })
