@@ -1,0 +1,141 @@
+import { parseArgs } from 'node:util';
+import { SCENARIOS, type ScenarioKey } from './scenarios';
+
+export interface BenchOptions {
+  quick: boolean;
+  reseed: boolean;
+  databaseUrl: string;
+  connections: number;
+  warmupSeconds: number;
+  durationSeconds: number;
+  rounds: number;
+  scenarios: ScenarioKey[];
+  growth: boolean;
+  cluster: boolean;
+  /** Profile mode: run these scenarios against `node --cpu-prof` and summarise. */
+  profile: ScenarioKey[] | null;
+  build: boolean;
+}
+
+export const USAGE = `Usage: npm run bench -- [options]
+
+Benchmarks the service (REST and GraphQL, on PostgreSQL) against a bare node:http + pg baseline
+that answers the same bytes, and writes bench/results/latest.md (+ latest.svg, latest.json).
+
+Options:
+  --quick                 smoke check in under a minute (short runs, no growth/cluster passes,
+                          results in bench/results/quick.*); reuses whatever data is there
+  --reseed                reload the benchmark data even when it is already there
+  --database-url <url>    PostgreSQL (default: BENCH_DATABASE_URL, DATABASE_URL, or
+                          postgres://postgres@127.0.0.1:5432/bench); a database whose name does
+                          not contain "bench" is not touched: its server's "bench" database is used
+  --connections <n>       concurrent connections (default 32, quick 8)
+  --warmup <s>            warm-up seconds per run (default 5, quick 1)
+  --duration <s>          measured seconds per run (default 15, quick 1)
+  --rounds <n>            runs per target and scenario, alternating the order (default 2, quick 1)
+  --scenarios <a,b,...>   only these (${SCENARIOS.map((s) => s.key).join(', ')})
+  --no-growth             skip the 10k-vs-100k search growth pass
+  --no-cluster            skip the single-process vs cluster pass
+  --profile <a,b,...>     instead of benchmarking: run each scenario against the service under
+                          node --cpu-prof and write bench/results/profile-<scenario>.md
+  --no-build              do not rebuild dist/ even if src/ or rest/ changed
+  -h, --help              this help`;
+
+export class UsageError extends Error {}
+
+const KEYS = new Set<string>(SCENARIOS.map((s) => s.key));
+
+function scenarioList(text: string): ScenarioKey[] {
+  const keys = text
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
+  for (const key of keys) {
+    if (!KEYS.has(key)) {
+      throw new UsageError(`unknown scenario "${key}"`);
+    }
+  }
+  return keys as ScenarioKey[];
+}
+
+function positive(
+  name: string,
+  text: string | undefined,
+  fallback: number,
+  integer = true,
+): number {
+  if (text === undefined) {
+    return fallback;
+  }
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+    throw new UsageError(`--${name} must be a positive ${integer ? 'whole ' : ''}number`);
+  }
+  return value;
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/;
+
+/** The benchmark database: never one that is not named for benchmarks, never off this machine. */
+function benchDatabaseUrl(given: string): string {
+  const url = new URL(given);
+  if (!LOOPBACK.test(url.hostname)) {
+    throw new UsageError(`the benchmark talks to 127.0.0.1 only; ${url.hostname} is not local`);
+  }
+  if (!decodeURIComponent(url.pathname.slice(1)).includes('bench')) {
+    url.pathname = '/bench';
+  }
+  return url.toString();
+}
+
+export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        quick: { type: 'boolean' },
+        reseed: { type: 'boolean' },
+        'database-url': { type: 'string' },
+        connections: { type: 'string' },
+        warmup: { type: 'string' },
+        duration: { type: 'string' },
+        rounds: { type: 'string' },
+        scenarios: { type: 'string' },
+        'no-growth': { type: 'boolean' },
+        'no-cluster': { type: 'boolean' },
+        profile: { type: 'string' },
+        'no-build': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (values.help) {
+    return 'help';
+  }
+  const quick = values.quick ?? false;
+  const env = process.env;
+  return {
+    quick,
+    reseed: values.reseed ?? false,
+    databaseUrl: benchDatabaseUrl(
+      values['database-url'] ??
+        env['BENCH_DATABASE_URL'] ??
+        env['DATABASE_URL'] ??
+        'postgres://postgres@127.0.0.1:5432/bench',
+    ),
+    connections: positive('connections', values.connections, quick ? 8 : 32),
+    warmupSeconds: positive('warmup', values.warmup, quick ? 1 : 5, false),
+    durationSeconds: positive('duration', values.duration, quick ? 1 : 15, false),
+    rounds: positive('rounds', values.rounds, quick ? 1 : 2),
+    scenarios: values.scenarios ? scenarioList(values.scenarios) : SCENARIOS.map((s) => s.key),
+    growth: !quick && !values['no-growth'],
+    cluster: !quick && !values['no-cluster'],
+    profile: values.profile ? scenarioList(values.profile) : null,
+    build: !values['no-build'],
+  };
+}

@@ -1,0 +1,283 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
+
+/** A server the harness started: its process, where it listens, and its stdout lines. */
+export interface Server {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  /** stdout lines not yet taken (JSON log lines of the service). */
+  lines: string[];
+  /** The last stderr output, for error messages. */
+  stderrTail: string[];
+  /** performance.now() when the process was spawned. */
+  spawnedAt: number;
+  exited: Promise<number | null>;
+}
+
+const started = new Set<ChildProcess>();
+
+/** Kills whatever the harness started and has not stopped yet (on error or Ctrl-C). */
+export function killStarted(): void {
+  for (const child of started) {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+    }
+  }
+}
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Starts `node <args>` (with exactly `env`) and waits until GET <readyPath> answers 2xx. */
+export async function startServer(options: {
+  name: string;
+  nodeArgs: string[];
+  cwd: string;
+  env: Record<string, string>;
+  port: number;
+  readyPath: string;
+  timeoutMs?: number;
+}): Promise<Server> {
+  const spawnedAt = performance.now();
+  const child = spawn(process.execPath, options.nodeArgs, {
+    cwd: options.cwd,
+    env: { ...options.env, PORT: String(options.port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  started.add(child);
+  const server: Server = {
+    name: options.name,
+    url: `http://127.0.0.1:${options.port}`,
+    child,
+    lines: [],
+    stderrTail: [],
+    spawnedAt,
+    exited: new Promise((resolve) =>
+      child.once('exit', (code) => {
+        started.delete(child);
+        resolve(code);
+      }),
+    ),
+  };
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+    server.lines.push(line);
+    if (server.lines.length > 200_000) {
+      server.lines.splice(0, 100_000);
+    }
+  });
+  createInterface({ input: child.stderr as NodeJS.ReadableStream }).on('line', (line) => {
+    server.stderrTail.push(line);
+    if (server.stderrTail.length > 40) {
+      server.stderrTail.shift();
+    }
+  });
+  const deadline = Date.now() + (options.timeoutMs ?? 90_000);
+  for (;;) {
+    if (child.exitCode !== null) {
+      throw new Error(
+        `${options.name} exited with code ${child.exitCode} while starting:\n${[...server.lines.slice(-20), ...server.stderrTail].join('\n')}`,
+      );
+    }
+    try {
+      const response = await fetch(`${server.url}${options.readyPath}`);
+      if (response.ok) {
+        return server;
+      }
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${options.name} did not become ready at ${server.url}${options.readyPath}`);
+    }
+    await sleep(200);
+  }
+}
+
+/** SIGTERM, then SIGKILL if it has not exited within the grace period. */
+export async function stopServer(server: Server, graceMs = 20_000): Promise<void> {
+  if (server.child.exitCode !== null || server.child.signalCode !== null) {
+    return;
+  }
+  server.child.kill('SIGTERM');
+  const timer = setTimeout(() => server.child.kill('SIGKILL'), graceMs);
+  await server.exited;
+  clearTimeout(timer);
+}
+
+function statusField(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  try {
+    const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text);
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The process and all its descendants (cluster workers). */
+export function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) {
+      continue;
+    }
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // pid (comm) state ppid ...: comm may hold spaces, so read after the last ')'.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(entry));
+      children.set(ppid, list);
+    } catch {
+      // the process went away
+    }
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i += 1) {
+    tree.push(...(children.get(tree[i] as number) ?? []));
+  }
+  return tree;
+}
+
+/** Resident memory (bytes) of a process tree: current and peak (VmHWM, summed per process). */
+export function memoryOf(pids: readonly number[]): { rss: number; hwm: number } {
+  let rss = 0;
+  let hwm = 0;
+  for (const p of pids) {
+    rss += statusField(p, 'VmRSS');
+    hwm += statusField(p, 'VmHWM');
+  }
+  return { rss, hwm };
+}
+
+/** Polls the RSS of a process tree (as it is now) until stopped; answers the largest sum seen. */
+export function sampleRss(root: number, everyMs = 500): { stop(): number } {
+  const pids = processTree(root);
+  let peak = memoryOf(pids).rss;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, memoryOf(pids).rss);
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, memoryOf(pids).rss);
+    },
+  };
+}
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** Busy CPU ticks of the whole machine since boot (/proc/stat, all but idle and iowait). */
+function machineBusyTicks(): number {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
+  const [, user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = line
+    .trim()
+    .split(/\s+/)
+    .map(Number);
+  return user + nice + system + irq + softirq + steal;
+}
+
+/** utime + stime ticks and command name of a process, or null when it is gone. */
+function processTicks(pid: number): { ticks: number; comm: string } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { ticks: Number(fields[11]) + Number(fields[12]), comm };
+  } catch {
+    return null;
+  }
+}
+
+/** CPU ticks used so far by each of the given processes that is still running. */
+export function cpuSnapshot(pids: readonly number[]): Map<number, number> {
+  const ticks = new Map<number, number>();
+  for (const pid of pids) {
+    const t = processTicks(pid);
+    if (t) {
+      ticks.set(pid, t.ticks);
+    }
+  }
+  return ticks;
+}
+
+/**
+ * CPU time (ms) used between two snapshots by the processes alive at the second one (a process
+ * started in between counts from its start; one that ended in between is not counted).
+ */
+export function cpuMsBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let ticks = 0;
+  for (const [pid, t] of after) {
+    ticks += t - (before.get(pid) ?? 0);
+  }
+  return (ticks * 1000) / TICKS_PER_SECOND;
+}
+
+/** The PostgreSQL server's processes (postmaster and backends). */
+export function postgresPids(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (/^\d+$/.test(entry) && processTicks(Number(entry))?.comm.startsWith('postgres')) {
+      pids.push(Number(entry));
+    }
+  }
+  return pids;
+}
+
+/** Ticks of the harness's process tree and of every PostgreSQL process, by pid. */
+function ourTicks(): Map<number, number> {
+  const ticks = new Map<number, number>();
+  for (const pid of processTree(process.pid)) {
+    const t = processTicks(pid);
+    if (t) {
+      ticks.set(pid, t.ticks);
+    }
+  }
+  for (const entry of readdirSync('/proc')) {
+    if (/^\d+$/.test(entry) && !ticks.has(Number(entry))) {
+      const t = processTicks(Number(entry));
+      if (t && t.comm.startsWith('postgres')) {
+        ticks.set(Number(entry), t.ticks);
+      }
+    }
+  }
+  return ticks;
+}
+
+/**
+ * How many cores other processes on the machine kept busy meanwhile: machine busy time less the
+ * harness's processes (service, baseline, load generator) and PostgreSQL. Other sessions' test
+ * runs on a shared machine show up here and make a run's numbers less trustworthy.
+ */
+export function contentionMeter(): { stop(): number } {
+  const startedAt = process.hrtime.bigint();
+  const busy0 = machineBusyTicks();
+  const ours0 = ourTicks();
+  return {
+    stop() {
+      const seconds = Number(process.hrtime.bigint() - startedAt) / 1e9;
+      const busy = machineBusyTicks() - busy0;
+      let ours = 0;
+      for (const [pid, ticks] of ourTicks()) {
+        ours += ticks - (ours0.get(pid) ?? 0);
+      }
+      return seconds > 0 ? Math.max(0, (busy - ours) / TICKS_PER_SECOND / seconds) : 0;
+    },
+  };
+}

@@ -1,0 +1,145 @@
+import type { Fixtures } from './db';
+import type { PlannedRequest } from './protocol';
+
+/** The scenarios, each run against the service and the baseline alike. */
+
+export type ScenarioKey =
+  | 'meeting-rest'
+  | 'meeting-graphql'
+  | 'search'
+  | 'requests'
+  | 'following'
+  | 'my-meetings'
+  | 'writes';
+
+export interface ScenarioInfo {
+  key: ScenarioKey;
+  title: string;
+  what: string;
+}
+
+export const SCENARIOS: readonly ScenarioInfo[] = [
+  {
+    key: 'meeting-rest',
+    title: '1. REST meeting (50 participants)',
+    what: 'GET /api/v1/meeting/{id} of the 50-participant meeting, as its owner demo',
+  },
+  {
+    key: 'meeting-graphql',
+    title: '2. GraphQL meeting (50 participants)',
+    what: 'POST /graphql meeting(meetingId) with participants and users (the REST record fields)',
+  },
+  {
+    key: 'search',
+    title: '3. REST user search',
+    what: 'GET /api/v1/user/search?q=… over all users, rotating the queries below, as demo',
+  },
+  {
+    key: 'requests',
+    title: '4. REST meeting requests (200)',
+    what: 'GET /api/v1/meeting/requests as inbox.user (200 pending invitations; first page of 100)',
+  },
+  {
+    key: 'following',
+    title: '5. REST following',
+    what: 'GET /api/v1/follow/following as demo (20 follows, each with the user record)',
+  },
+  {
+    key: 'my-meetings',
+    title: '6. GraphQL myMeetings(limit: 20)',
+    what: 'POST /graphql myMeetings(limit: 20) with participants and users, as the user with the most meetings',
+  },
+  {
+    key: 'writes',
+    title: '7. REST add participant + approve',
+    what: 'POST …/participants/add (owner adds a user to a fresh meeting), then POST …/approve (that user accepts)',
+  },
+];
+
+/** Search texts, rotated: common and rarer 2–3 letter substrings. */
+export const SEARCH_QUERIES = ['an', 'li', 'mar', 'son', 'kim'] as const;
+
+const USER_FIELDS =
+  'name email account id roles isActive isVerified isSuperuser bio dob phone avatarPhotoId deletedAt createdAt updatedAt';
+const MEETING_FIELDS =
+  'title ownerId startTime location id appointedBy assignedTo type status locationUrl createdAt updatedAt ' +
+  `participants { meetingId userId id user { ${USER_FIELDS} } status createdAt updatedAt }`;
+
+export const GRAPHQL_MEETING = `query BenchMeeting($meetingId: String!) { meeting(meetingId: $meetingId) { ${MEETING_FIELDS} } }`;
+export const GRAPHQL_MY_MEETINGS = `query BenchMyMeetings($limit: Int) { myMeetings(limit: $limit) { ${MEETING_FIELDS} } }`;
+
+/** Access tokens of the callers (issued by the service's login). */
+export interface Callers {
+  demo: string;
+  inbox: string;
+  busy: string;
+}
+
+const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
+
+function graphql(
+  token: string,
+  operationName: string,
+  query: string,
+  variables: object,
+): PlannedRequest {
+  return {
+    method: 'POST',
+    path: '/graphql',
+    headers: { ...bearer(token), 'content-type': 'application/json' },
+    body: JSON.stringify({ operationName, query, variables }),
+  };
+}
+
+/** The requests of a read scenario (the same for the service and the baseline). */
+export function readRequests(
+  key: Exclude<ScenarioKey, 'writes'>,
+  fixtures: Fixtures,
+  callers: Callers,
+): PlannedRequest[] {
+  switch (key) {
+    case 'meeting-rest':
+      return [
+        {
+          method: 'GET',
+          path: `/api/v1/meeting/${fixtures.bigMeetingId}`,
+          headers: bearer(callers.demo),
+        },
+      ];
+    case 'meeting-graphql':
+      return [
+        graphql(callers.demo, 'BenchMeeting', GRAPHQL_MEETING, {
+          meetingId: fixtures.bigMeetingId,
+        }),
+      ];
+    case 'search':
+      return SEARCH_QUERIES.map((q) => ({
+        method: 'GET',
+        path: `/api/v1/user/search?q=${encodeURIComponent(q)}`,
+        headers: bearer(callers.demo),
+      }));
+    case 'requests':
+      return [{ method: 'GET', path: '/api/v1/meeting/requests', headers: bearer(callers.inbox) }];
+    case 'following':
+      return [{ method: 'GET', path: '/api/v1/follow/following', headers: bearer(callers.demo) }];
+    case 'my-meetings':
+      return [graphql(callers.busy, 'BenchMyMeetings', GRAPHQL_MY_MEETINGS, { limit: 20 })];
+  }
+}
+
+export const addRequest = (
+  ownerToken: string,
+  meetingId: string,
+  userId: string,
+): PlannedRequest => ({
+  method: 'POST',
+  path: `/api/v1/meeting/${meetingId}/participants/add`,
+  headers: { ...bearer(ownerToken), 'content-type': 'application/json' },
+  body: JSON.stringify({ user_id: userId }),
+});
+
+export const approveRequest = (token: string, meetingId: string): PlannedRequest => ({
+  method: 'POST',
+  path: `/api/v1/meeting/${meetingId}/approve`,
+  headers: bearer(token),
+});

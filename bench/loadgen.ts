@@ -1,0 +1,153 @@
+import autocannon from 'autocannon';
+import type { LoadJob, LoadMessage, LoadPlan, LoadResult } from './lib/protocol';
+
+/**
+ * The load generator, run by the harness as a child process (so that it does not share an event
+ * loop with the harness): for each job, autocannon against one target for a warm-up, then for the
+ * measured phase, reporting each second's progress and finally the measured latencies.
+ */
+
+function send(message: LoadMessage): void {
+  process.send?.(message);
+}
+
+interface WriteContext {
+  meetingId?: string;
+  inviteeToken?: string;
+}
+
+/** autocannon's request list for a plan (the write plan keeps its counter across phases). */
+function requestsFor(plan: LoadPlan): autocannon.Request[] {
+  if (plan.kind === 'cycle') {
+    return plan.requests.map((r) => ({
+      method: r.method,
+      path: r.path,
+      headers: r.headers,
+      ...(r.body === undefined ? {} : { body: r.body }),
+    }));
+  }
+  const { meetingIds, invitees, ownerToken } = plan;
+  let next = 0;
+  return [
+    {
+      method: 'POST',
+      setupRequest: (request, context) => {
+        const i = next;
+        next += 1;
+        const meetingId = meetingIds[i % meetingIds.length] as string;
+        const invitee = invitees[Math.floor(i / meetingIds.length) % invitees.length] as {
+          id: string;
+          token: string;
+        };
+        const ctx = context as WriteContext;
+        ctx.meetingId = meetingId;
+        ctx.inviteeToken = invitee.token;
+        return {
+          ...request,
+          path: `/api/v1/meeting/${meetingId}/participants/add`,
+          headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ user_id: invitee.id }),
+        };
+      },
+    },
+    {
+      method: 'POST',
+      setupRequest: (request, context) => {
+        const ctx = context as WriteContext;
+        return {
+          ...request,
+          path: `/api/v1/meeting/${ctx.meetingId as string}/approve`,
+          headers: { authorization: `Bearer ${ctx.inviteeToken as string}` },
+          body: undefined,
+        };
+      },
+    },
+  ];
+}
+
+class Recorder {
+  latencies = new Float64Array(1 << 16);
+  count = 0;
+  ok = 0;
+  statusCounts: Record<string, number> = {};
+
+  record(status: number, ms: number): void {
+    if (this.count === this.latencies.length) {
+      const grown = new Float64Array(this.latencies.length * 2);
+      grown.set(this.latencies);
+      this.latencies = grown;
+    }
+    this.latencies[this.count] = ms;
+    this.count += 1;
+    if (status >= 200 && status < 300) {
+      this.ok += 1;
+    }
+    const key = String(status);
+    this.statusCounts[key] = (this.statusCounts[key] ?? 0) + 1;
+  }
+}
+
+function runPhase(
+  job: LoadJob,
+  requests: autocannon.Request[],
+  phase: 'warmup' | 'measure',
+  seconds: number,
+): Promise<LoadResult> {
+  const recorder = new Recorder();
+  send({ type: 'phase', phase });
+  return new Promise((resolve, reject) => {
+    let second = 0;
+    let lastCount = 0;
+    const started = process.hrtime.bigint();
+    const instance = autocannon(
+      {
+        url: job.url,
+        connections: job.connections,
+        duration: seconds,
+        pipelining: 1,
+        timeout: 30,
+        requests,
+      },
+      (error, result) => {
+        if (error) {
+          reject(error instanceof Error ? error : new Error(String(error)));
+          return;
+        }
+        resolve({
+          responses: recorder.count,
+          ok: recorder.ok,
+          statusCounts: recorder.statusCounts,
+          errors: result.errors,
+          timeouts: result.timeouts,
+          seconds: Number(process.hrtime.bigint() - started) / 1e9,
+          latencies: recorder.latencies.slice(0, recorder.count),
+        });
+      },
+    );
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      recorder.record(statusCode, responseTime);
+    });
+    instance.on('tick', () => {
+      second += 1;
+      send({ type: 'tick', phase, second, responses: recorder.count - lastCount });
+      lastCount = recorder.count;
+    });
+  });
+}
+
+async function run(job: LoadJob): Promise<void> {
+  const requests = requestsFor(job.plan);
+  if (job.warmupSeconds > 0) {
+    await runPhase(job, requests, 'warmup', job.warmupSeconds);
+  }
+  const result = await runPhase(job, requests, 'measure', job.durationSeconds);
+  send({ type: 'done', result });
+}
+
+// One job at a time, as long as the harness keeps the channel open; gone with the harness.
+process.on('disconnect', () => process.exit(0));
+process.on('message', (job: LoadJob) => {
+  run(job).catch((error: unknown) => {
+    send({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
+  });
+});
