@@ -1,6 +1,16 @@
-/** `passwordConfirm` → `password_confirm`. */
-export const toSnake = (name: string): string =>
-  name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const snakeNames = new Map<string, string>();
+
+/** `passwordConfirm` → `password_confirm` (memoised: the same few names recur in every answer). */
+export function toSnake(name: string): string {
+  let snake = snakeNames.get(name);
+  if (snake === undefined) {
+    snake = name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    if (snakeNames.size < 10_000) {
+      snakeNames.set(name, snake);
+    }
+  }
+  return snake;
+}
 
 /** `password_confirm` → `passwordConfirm`. */
 export const toCamel = (name: string): string =>

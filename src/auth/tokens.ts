@@ -100,8 +100,11 @@ export class TokenService {
     if (external && this.externalKeys && claims.iss === external.issuer) {
       const { payload } = await jwtVerify(token, this.externalKeys, {
         issuer: external.issuer,
-        audience: external.audience ?? undefined,
+        // Without an audience of its own, an external token must name this API's audience.
+        audience: external.audience ?? this.settings.audience,
         algorithms: EXTERNAL_ALGORITHMS,
+        // A token that never expires is never accepted, whoever issued it.
+        requiredClaims: ['exp'],
       }).catch((error: unknown) => {
         throw new InvalidTokenError(String(error));
       });

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
@@ -30,6 +31,8 @@ export function createApolloServer(options: {
     validationRules: armor.validationRules,
     plugins: [
       ...armor.plugins,
+      // No HTTP caching of GraphQL answers here; the plugin would cost a hook per field.
+      ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginDrainHttpServer({ httpServer: options.httpServer }),
       playgroundLandingPage(GRAPHQL_PATH),
     ],

@@ -55,11 +55,19 @@ export class FollowService {
     page: Page,
   ): Promise<{ data: Follow[]; count: number }> {
     const where = direction === 'following' ? { follower: viewer.id } : { following: viewer.id };
-    const [data, count] = await this.em.findAndCount(Follow, where, {
+    const options = {
       orderBy: { createdAt: 'desc', id: 'desc' },
       offset: page.skip,
       limit: page.limit ?? undefined,
-    });
+    } as const;
+    if (page.limit === null) {
+      // Unpaged: the rows are the total, unless the skip went past them all.
+      const data = await this.em.find(Follow, where, options);
+      if (data.length > 0 || page.skip === 0) {
+        return { data, count: page.skip + data.length };
+      }
+    }
+    const [data, count] = await this.em.findAndCount(Follow, where, options);
     return { data, count };
   }
 

@@ -1,0 +1,977 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  buildSchema,
+  getNamedType,
+  type GraphQLField,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  isNonNullType,
+  isObjectType,
+} from 'graphql';
+import { routes } from '../../rest/routes';
+import type { RestBody } from '../helpers/rest-client';
+import type { SeededMeeting, SeededUser } from '../helpers/seed';
+import {
+  CALLERS,
+  type Caller,
+  callerPhrase,
+  camelize,
+  follows,
+  freshMeeting,
+  inHours,
+  type Member,
+  meetingState,
+  type MeetingState,
+  NOT_AUTHENTICATED_CHALLENGE,
+  restOutcome,
+  rowCounts,
+  startWorld,
+  tokenOf,
+  UNKNOWN_ID,
+  type World,
+} from './authz-fixtures';
+
+/*
+ * The authorization matrix: every REST route of rest/routes.ts and every root field of the
+ * GraphQL schema, called by each kind of caller, with the outcome the contract (§3-§5) requires.
+ * Each case runs on a fresh meeting of `owner` that invites `participant` (status new).
+ */
+
+/** Everything one case works with: a fresh meeting, and users who are never the caller. */
+interface Scene {
+  world: World;
+  meeting: SeededMeeting;
+  /** A user to add to the meeting. */
+  guest: SeededUser;
+  /** A user to follow, invite and sign in as; never one of the callers. */
+  target: SeededUser;
+  /** A refresh token of `target`. */
+  refreshToken: string;
+  /** Unique per case, for registrations. */
+  n: number;
+}
+
+interface RestCall {
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: RestBody;
+}
+
+interface GraphQLCall {
+  query: string;
+  variables?: Record<string, unknown>;
+}
+
+/** What an allowed call must have done, seen from its answer and the database. */
+interface CheckContext {
+  caller: Caller;
+  /** The caller's account (null for anonymous). */
+  user: SeededUser | null;
+  /** The answer's root value, camelCase whichever face answered. */
+  root: Record<string, unknown>;
+  scene: Scene;
+  before: MeetingState;
+  after: MeetingState;
+  face: 'REST' | 'GraphQL';
+}
+
+type Check = (c: CheckContext) => Promise<void> | void;
+
+type Outcome =
+  | { kind: 'allowed'; status: number; note?: string; check?: Check }
+  | { kind: 'refused'; status: number; code: string; category: string };
+
+const refused = (status: number, code: string, category: string): Outcome => ({
+  kind: 'refused',
+  status,
+  code,
+  category,
+});
+const allowed = (status: number, check?: Check, note?: string): Outcome => ({
+  kind: 'allowed',
+  status,
+  check,
+  note,
+});
+
+const NOT_AUTHENTICATED = refused(401, 'NOT_AUTHENTICATED', 'UNAUTHENTICATED');
+const MEETING_HIDDEN = refused(404, 'MEETING_NOT_FOUND', 'NOT_FOUND');
+const ONLY_OWNER_ADDS = refused(403, 'ONLY_MEETING_OWNER_CAN_ADD_PARTICIPANTS', 'FORBIDDEN');
+const NOT_A_PARTICIPANT = refused(403, 'NOT_A_PARTICIPANT', 'FORBIDDEN');
+const OWNER_CANNOT_DECLINE = refused(403, 'OWNER_CANNOT_DECLINE', 'FORBIDDEN');
+
+/** Every signed-in caller gets `outcome`, the anonymous one 401, unless overridden. */
+const forMembers = (
+  outcome: Outcome,
+  overrides: Partial<Record<Caller, Outcome>> = {},
+): Record<Caller, Outcome> => ({
+  anonymous: NOT_AUTHENTICATED,
+  stranger: outcome,
+  participant: outcome,
+  owner: outcome,
+  admin: outcome,
+  superuser: outcome,
+  ...overrides,
+});
+
+/** A public endpoint: the same for everyone, token or not. */
+const forEveryone = (outcome: Outcome): Record<Caller, Outcome> =>
+  forMembers(outcome, { anonymous: outcome });
+
+const lower = (value: unknown): string => String(value).toLowerCase();
+
+/** The participant rows other than `userId`'s are exactly as they were (status and updatedAt). */
+function othersUnchanged(before: MeetingState, after: MeetingState, userId: string): void {
+  const others = (state: MeetingState) => state.participants.filter((p) => p.userId !== userId);
+  expect(others(after)).toEqual(others(before));
+}
+
+function rowOf(state: MeetingState, userId: string) {
+  return state.participants.find((p) => p.userId === userId);
+}
+
+/** One capability of the service, with its REST routes and its GraphQL field. */
+interface Capability {
+  /** The verb phrase of the test names: "read the meeting". */
+  action: string;
+  rest: string[];
+  graphql: { operation: 'query' | 'mutation'; field: string };
+  restCall: (scene: Scene) => RestCall;
+  graphqlCall: (scene: Scene) => GraphQLCall;
+  outcomes: Record<Caller, Outcome>;
+}
+
+const MEETING_ID = '$meetingId: String!';
+
+const capabilities: Capability[] = [
+  {
+    action: 'register an account',
+    rest: ['POST /auth/register'],
+    graphql: { operation: 'mutation', field: 'register' },
+    restCall: (s) => ({
+      body: {
+        form: {
+          name: `Matrix Person ${s.n}`,
+          account: `matrix.rest.${s.n}`,
+          email: `matrix.rest.${s.n}@example.com`,
+          password: 'Matrix-Password-1',
+          password_confirm: 'Matrix-Password-1',
+        },
+      },
+    }),
+    graphqlCall: (s) => ({
+      query: `mutation ($name: String!, $account: String!, $email: String!, $password: String!) {
+        register(name: $name, account: $account, email: $email, password: $password, passwordConfirm: $password) {
+          id account roles isSuperuser isActive
+        }
+      }`,
+      variables: {
+        name: `Matrix Person ${s.n}`,
+        account: `matrix.gql.${s.n}`,
+        email: `matrix.gql.${s.n}@example.com`,
+        password: 'Matrix-Password-1',
+      },
+    }),
+    outcomes: forEveryone(
+      allowed(201, ({ root, scene }) => {
+        expect(root).toMatchObject({
+          account: expect.stringMatching(new RegExp(`^matrix\\.(rest|gql)\\.${scene.n}$`)),
+          isSuperuser: false,
+          isActive: true,
+        });
+        expect(lower(root['roles'])).toBe('user');
+      }),
+    ),
+  },
+  {
+    action: 'sign in',
+    rest: ['POST /auth/login'],
+    graphql: { operation: 'mutation', field: 'login' },
+    restCall: (s) => ({ body: { json: { email: s.target.email, password: s.target.password } } }),
+    graphqlCall: (s) => ({
+      query: `mutation ($username: String!, $password: String!) {
+        login(username: $username, password: $password) { accessToken tokenType }
+      }`,
+      variables: { username: s.target.email, password: s.target.password },
+    }),
+    outcomes: forEveryone(
+      allowed(200, ({ root }) => expect(root['accessToken']).toEqual(expect.any(String))),
+    ),
+  },
+  {
+    action: 'trade a refresh token for new tokens',
+    rest: ['POST /auth/token'],
+    graphql: { operation: 'mutation', field: 'refreshToken' },
+    restCall: (s) => ({
+      body: { form: { grant_type: 'refresh_token', refresh_token: s.refreshToken } },
+    }),
+    graphqlCall: (s) => ({
+      query: `mutation ($token: String!) { refreshToken(refreshToken: $token) { accessToken } }`,
+      variables: { token: s.refreshToken },
+    }),
+    outcomes: forEveryone(
+      allowed(200, ({ root }) => expect(root['accessToken']).toEqual(expect.any(String))),
+    ),
+  },
+  {
+    action: 'read their own profile',
+    rest: ['GET /user/me'],
+    graphql: { operation: 'query', field: 'me' },
+    restCall: () => ({}),
+    graphqlCall: () => ({ query: '{ me { id } }' }),
+    outcomes: forMembers(allowed(200, ({ root, user }) => expect(root['id']).toBe(user?.id))),
+  },
+  {
+    action: 'search users',
+    rest: ['GET /user/search'],
+    graphql: { operation: 'query', field: 'searchUsers' },
+    restCall: (s) => ({ query: { q: s.target.account } }),
+    graphqlCall: (s) => ({
+      query: `query ($q: String!) { searchUsers(q: $q) { count data { id } } }`,
+      variables: { q: s.target.account },
+    }),
+    outcomes: forMembers(
+      allowed(200, ({ root, scene }) =>
+        expect(root).toEqual({
+          count: 1,
+          data: [expect.objectContaining({ id: scene.target.id })],
+        }),
+      ),
+    ),
+  },
+  {
+    action: 'read a user by account',
+    rest: ['GET /user/:account'],
+    graphql: { operation: 'query', field: 'user' },
+    restCall: (s) => ({ params: { account: s.target.account } }),
+    graphqlCall: (s) => ({
+      query: `query ($account: String!) { user(account: $account) { id } }`,
+      variables: { account: s.target.account },
+    }),
+    outcomes: forMembers(
+      allowed(200, ({ root, scene }) => expect(root['id']).toBe(scene.target.id)),
+    ),
+  },
+  {
+    action: 'list whom they follow',
+    rest: ['GET /follow/following', 'GET /follow/me/following'],
+    graphql: { operation: 'query', field: 'following' },
+    restCall: () => ({}),
+    graphqlCall: () => ({ query: '{ following { count data { id followingId } } }' }),
+    outcomes: forMembers(
+      allowed(200, ({ root }) =>
+        expect(root).toEqual({ count: expect.any(Number), data: expect.any(Array) }),
+      ),
+    ),
+  },
+  {
+    action: 'list their followers',
+    rest: ['GET /follow/followers', 'GET /follow/me/followers'],
+    graphql: { operation: 'query', field: 'followers' },
+    restCall: () => ({}),
+    graphqlCall: () => ({ query: '{ followers { count data { id followerId } } }' }),
+    outcomes: forMembers(
+      allowed(200, ({ root }) =>
+        expect(root).toEqual({ count: expect.any(Number), data: expect.any(Array) }),
+      ),
+    ),
+  },
+  {
+    action: 'read the follow status with a user',
+    rest: ['GET /follow/status/:user_id'],
+    graphql: { operation: 'query', field: 'followStatus' },
+    restCall: (s) => ({ params: { user_id: s.target.id } }),
+    graphqlCall: (s) => ({
+      query: `query ($userId: String!) { followStatus(userId: $userId) { isFollowing isFollowedBy isMutual } }`,
+      variables: { userId: s.target.id },
+    }),
+    outcomes: forMembers(
+      allowed(200, ({ root }) =>
+        expect(root).toEqual({
+          isFollowing: expect.any(Boolean),
+          isFollowedBy: expect.any(Boolean),
+          isMutual: expect.any(Boolean),
+        }),
+      ),
+    ),
+  },
+  {
+    action: 'follow a user',
+    rest: ['POST /follow/follow/:user_id', 'POST /follow/:user_id/add'],
+    graphql: { operation: 'mutation', field: 'follow' },
+    restCall: (s) => ({ params: { user_id: s.target.id } }),
+    graphqlCall: (s) => ({
+      query: `mutation ($userId: String!) { follow(userId: $userId) { id followingId } }`,
+      variables: { userId: s.target.id },
+    }),
+    outcomes: forMembers(
+      allowed(200, async ({ user, scene }) =>
+        expect(await follows(scene.world.t, user?.id ?? '', scene.target.id)).toBe(true),
+      ),
+    ),
+  },
+  {
+    action: 'unfollow a user',
+    rest: ['POST /follow/unfollow/:user_id', 'POST /follow/:user_id/remove'],
+    graphql: { operation: 'mutation', field: 'unfollow' },
+    restCall: (s) => ({ params: { user_id: s.target.id } }),
+    graphqlCall: (s) => ({
+      query: `mutation ($userId: String!) { unfollow(userId: $userId) }`,
+      variables: { userId: s.target.id },
+    }),
+    outcomes: forMembers(
+      allowed(200, async ({ user, scene }) =>
+        expect(await follows(scene.world.t, user?.id ?? '', scene.target.id)).toBe(false),
+      ),
+    ),
+  },
+  {
+    action: 'create a meeting',
+    rest: ['POST /meeting/create'],
+    graphql: { operation: 'mutation', field: 'createMeeting' },
+    restCall: (s) => ({
+      body: {
+        json: {
+          meeting: { title: 'Matrix created', start_time: inHours(30), location: 'Room 12, HQ' },
+          participants: [{ user_id: s.target.id }],
+        },
+      },
+    }),
+    graphqlCall: (s) => ({
+      query: `mutation ($meeting: MeetingInput!, $participants: [ParticipantInput!]!) {
+        createMeeting(meeting: $meeting, participants: $participants) {
+          id ownerId status participants { userId status }
+        }
+      }`,
+      variables: {
+        meeting: { title: 'Matrix created', startTime: inHours(30), location: 'Room 12, HQ' },
+        participants: [{ userId: s.target.id }],
+      },
+    }),
+    outcomes: forMembers(
+      allowed(201, ({ root, user, scene }) => {
+        expect(root['ownerId']).toBe(user?.id);
+        expect(lower(root['status'])).toBe('pending');
+        expect(
+          (root['participants'] as Array<{ userId: string; status: string }>).map((p) => [
+            p.userId,
+            lower(p.status),
+          ]),
+        ).toEqual([
+          [user?.id, 'accepted'],
+          [scene.target.id, 'new'],
+        ]);
+      }),
+    ),
+  },
+  {
+    action: 'list the meetings they own or accepted',
+    rest: ['GET /meeting/index'],
+    graphql: { operation: 'query', field: 'myMeetings' },
+    restCall: () => ({}),
+    graphqlCall: () => ({ query: '{ myMeetings { id } }' }),
+    outcomes: ((): Record<Caller, Outcome> => {
+      const lists = (included: boolean): Check => {
+        return ({ root, scene }) => {
+          const ids = (root as unknown as Array<{ id: string }>).map((m) => m.id);
+          expect(ids.includes(scene.meeting.id)).toBe(included);
+        };
+      };
+      const without = allowed(200, lists(false), 'without the meeting');
+      return forMembers(without, { owner: allowed(200, lists(true), 'with the meeting') });
+    })(),
+  },
+  {
+    action: 'list their meeting requests',
+    rest: ['GET /meeting/requests'],
+    graphql: { operation: 'query', field: 'meetingRequests' },
+    restCall: () => ({}),
+    graphqlCall: () => ({ query: '{ meetingRequests { id meetingId userId } }' }),
+    outcomes: ((): Record<Caller, Outcome> => {
+      const lists = (included: boolean): Check => {
+        return ({ root, scene, user }) => {
+          const rows = root as unknown as Array<{ meetingId: string; userId: string }>;
+          expect(rows.every((row) => row.userId === user?.id)).toBe(true);
+          expect(rows.some((row) => row.meetingId === scene.meeting.id)).toBe(included);
+        };
+      };
+      const without = allowed(200, lists(false), 'without the invitation');
+      return forMembers(without, {
+        participant: allowed(200, lists(true), 'with the invitation'),
+      });
+    })(),
+  },
+  {
+    action: 'read the meeting',
+    rest: ['GET /meeting/:meeting_id'],
+    graphql: { operation: 'query', field: 'meeting' },
+    restCall: (s) => ({ params: { meeting_id: s.meeting.id } }),
+    graphqlCall: (s) => ({
+      query: `query (${MEETING_ID}) { meeting(meetingId: $meetingId) { id ownerId participants { userId } } }`,
+      variables: { meetingId: s.meeting.id },
+    }),
+    outcomes: forMembers(
+      allowed(200, ({ root, scene }) => {
+        expect(root['id']).toBe(scene.meeting.id);
+        expect(root['ownerId']).toBe(scene.world.users.owner.id);
+      }),
+      { stranger: MEETING_HIDDEN },
+    ),
+  },
+  {
+    action: 'add a participant',
+    rest: ['POST /meeting/:meeting_id/participants/add'],
+    graphql: { operation: 'mutation', field: 'addParticipant' },
+    restCall: (s) => ({
+      params: { meeting_id: s.meeting.id },
+      body: { json: { user_id: s.guest.id } },
+    }),
+    graphqlCall: (s) => ({
+      query: `mutation (${MEETING_ID}, $userId: String!) {
+        addParticipant(meetingId: $meetingId, userId: $userId) { id meetingId userId status }
+      }`,
+      variables: { meetingId: s.meeting.id, userId: s.guest.id },
+    }),
+    outcomes: forMembers(
+      allowed(200, ({ root, scene, before, after }) => {
+        expect(root).toMatchObject({ meetingId: scene.meeting.id, userId: scene.guest.id });
+        expect(lower(root['status'])).toBe('new');
+        expect(rowOf(after, scene.guest.id)?.status).toBe('new');
+        othersUnchanged(before, after, scene.guest.id);
+      }),
+      { stranger: MEETING_HIDDEN, participant: ONLY_OWNER_ADDS },
+    ),
+  },
+  {
+    action: 'approve the meeting',
+    rest: ['POST /meeting/:meeting_id/approve'],
+    graphql: { operation: 'mutation', field: 'approveMeeting' },
+    restCall: (s) => ({ params: { meeting_id: s.meeting.id } }),
+    graphqlCall: (s) => ({
+      query: `mutation (${MEETING_ID}) { approveMeeting(meetingId: $meetingId) { id status } }`,
+      variables: { meetingId: s.meeting.id },
+    }),
+    outcomes: forMembers(NOT_A_PARTICIPANT, {
+      stranger: MEETING_HIDDEN,
+      participant: allowed(
+        200,
+        ({ user, before, after }) => {
+          expect(rowOf(after, user?.id ?? '')?.status).toBe('accepted');
+          othersUnchanged(before, after, user?.id ?? '');
+          expect(after.status).toBe('confirmed');
+        },
+        'which confirms it',
+      ),
+      owner: allowed(
+        200,
+        ({ before, after }) => {
+          expect(after.participants.map((p) => p.status)).toEqual(['accepted', 'new']);
+          expect(after.status).toBe(before.status);
+        },
+        'changing nothing (already accepted)',
+      ),
+    }),
+  },
+  {
+    action: 'decline the meeting',
+    rest: ['POST /meeting/:meeting_id/decline'],
+    graphql: { operation: 'mutation', field: 'declineMeeting' },
+    restCall: (s) => ({ params: { meeting_id: s.meeting.id } }),
+    graphqlCall: (s) => ({
+      query: `mutation (${MEETING_ID}) { declineMeeting(meetingId: $meetingId) { id status } }`,
+      variables: { meetingId: s.meeting.id },
+    }),
+    outcomes: forMembers(NOT_A_PARTICIPANT, {
+      stranger: MEETING_HIDDEN,
+      participant: allowed(
+        200,
+        ({ user, before, after }) => {
+          expect(rowOf(after, user?.id ?? '')?.status).toBe('declined');
+          othersUnchanged(before, after, user?.id ?? '');
+          expect(after.status).toBe('cancelled');
+        },
+        'which cancels it',
+      ),
+      owner: OWNER_CANNOT_DECLINE,
+    }),
+  },
+];
+
+/** Every route of the REST table, as `METHOD /path`. */
+const restRouteKeys = routes.map((route) => `${route.method.toUpperCase()} ${route.path}`);
+
+/** The checked-in SDL: the test cases are generated from it, before the service starts. */
+const sdl = buildSchema(readFileSync(join(__dirname, '../../schema/schema.graphql'), 'utf8'));
+
+const rootFieldKeys = (schema: GraphQLSchema): string[] =>
+  [
+    ...Object.keys(schema.getQueryType()?.getFields() ?? {}).map((f) => `query ${f}`),
+    ...Object.keys(schema.getMutationType()?.getFields() ?? {}).map((f) => `mutation ${f}`),
+  ].sort();
+
+interface Case {
+  face: 'REST' | 'GraphQL';
+  /** `GET /meeting/:meeting_id` or `query meeting`. */
+  endpoint: string;
+  capability: Capability;
+  caller: Caller;
+  outcome: Outcome;
+  name: string;
+}
+
+function caseName(capability: Capability, caller: Caller, outcome: Outcome, face: string): string {
+  const who = callerPhrase[caller];
+  if (outcome.kind === 'refused') {
+    const code =
+      face === 'REST' ? `${outcome.status} ${outcome.code}` : `${outcome.category}/${outcome.code}`;
+    return `${who} cannot ${capability.action} (${code})`;
+  }
+  const note = outcome.note ? `, ${outcome.note}` : '';
+  return `${who} can ${capability.action}${note} (${face === 'REST' ? outcome.status : 'data'})`;
+}
+
+const cases: Case[] = capabilities.flatMap((capability) => {
+  const endpoints: Array<{ face: Case['face']; endpoint: string }> = [
+    ...capability.rest.map((endpoint) => ({ face: 'REST' as const, endpoint })),
+    {
+      face: 'GraphQL' as const,
+      endpoint: `${capability.graphql.operation} ${capability.graphql.field}`,
+    },
+  ];
+  return endpoints.flatMap(({ face, endpoint }) =>
+    CALLERS.map((caller) => ({
+      face,
+      endpoint,
+      capability,
+      caller,
+      outcome: capability.outcomes[caller],
+      name: caseName(capability, caller, capability.outcomes[caller], face),
+    })),
+  );
+});
+
+const endpointCount = new Set(cases.map((c) => `${c.face} ${c.endpoint}`)).size;
+
+describe('the authorization matrix', () => {
+  let world: World;
+  let guest: SeededUser;
+  let target: SeededUser;
+  let refreshToken: string;
+  let counter = 0;
+
+  beforeAll(async () => {
+    world = await startWorld();
+    [guest, target] = (await world.t.seed.users(2)) as [SeededUser, SeededUser];
+    const login = await world.rest.post<{ refresh_token: string }>('/auth/login', {
+      json: { email: target.email, password: target.password },
+    });
+    refreshToken = login.body.refresh_token;
+    console.log(
+      `authz matrix: ${endpointCount} endpoints (${restRouteKeys.length} REST routes + ` +
+        `${endpointCount - restRouteKeys.length} GraphQL root fields) × ${CALLERS.length} callers ` +
+        `= ${cases.length} cases`,
+    );
+  });
+  afterAll(() => world.t.close());
+
+  it('covers every REST route of the table and every GraphQL root field, each for every caller', () => {
+    const restCovered = capabilities.flatMap((c) => c.rest).sort();
+    expect(restCovered).toEqual([...restRouteKeys].sort());
+    const graphqlCovered = capabilities
+      .map((c) => `${c.graphql.operation} ${c.graphql.field}`)
+      .sort();
+    expect(graphqlCovered).toEqual(rootFieldKeys(sdl));
+    expect(rootFieldKeys(world.t.instance.schema)).toEqual(rootFieldKeys(sdl));
+    expect(cases).toHaveLength(endpointCount * CALLERS.length);
+  });
+
+  async function perform(c: Case, scene: Scene): Promise<{ outcome: unknown; root: unknown }> {
+    const token = tokenOf(world, c.caller);
+    if (c.face === 'REST') {
+      const [method, template] = c.endpoint.split(' ') as [string, string];
+      const call = c.capability.restCall(scene);
+      const path = template.replace(/:([a-z_]+)/g, (_, name: string) => {
+        const value = call.params?.[name];
+        if (value === undefined) {
+          throw new Error(`no value for :${name} in ${c.endpoint}`);
+        }
+        return encodeURIComponent(value);
+      });
+      const response = await world.rest.request(method, path, call.body, {
+        token,
+        query: call.query,
+      });
+      const outcome = restOutcome(response);
+      return { outcome, root: camelize(response.body) };
+    }
+    const call = c.capability.graphqlCall(scene);
+    const result = await world.t.gql.request(call.query, call.variables ?? {}, token);
+    const data = (result.data ?? null) as Record<string, unknown> | null;
+    return {
+      outcome: { errors: result.errors ?? null, data },
+      // Re-created in this realm, so `expect.any(Array)` recognises the arrays of fetch's JSON.
+      root: camelize(data?.[c.capability.graphql.field]),
+    };
+  }
+
+  function expected(c: Case): unknown {
+    const outcome = c.outcome;
+    if (c.face === 'REST') {
+      if (outcome.kind === 'refused') {
+        return {
+          status: outcome.status,
+          challenge: outcome.status === 401 ? NOT_AUTHENTICATED_CHALLENGE : null,
+          body: { errors: outcome.code },
+        };
+      }
+      return { status: outcome.status, challenge: null, body: expect.anything() };
+    }
+    if (outcome.kind === 'refused') {
+      return {
+        errors: [
+          expect.objectContaining({
+            extensions: { code: outcome.category, reason: outcome.code },
+          }),
+        ],
+        data: null,
+      };
+    }
+    return {
+      errors: null,
+      data: { [c.capability.graphql.field]: expect.anything() },
+    };
+  }
+
+  const byEndpoint = new Map<string, Case[]>();
+  for (const c of cases) {
+    const key = `${c.face} ${c.endpoint}`;
+    byEndpoint.set(key, [...(byEndpoint.get(key) ?? []), c]);
+  }
+
+  for (const [endpoint, endpointCases] of byEndpoint) {
+    describe(endpoint.replace(/^REST (\S+) /, 'REST $1 /api/v1'), () => {
+      it.each(endpointCases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+        counter += 1;
+        const meeting = await freshMeeting(world);
+        const scene: Scene = { world, meeting, guest, target, refreshToken, n: counter };
+        const countsBefore = await rowCounts(world.t);
+        const before = await meetingState(world.t, meeting.id);
+        const { outcome, root } = await perform(c, scene);
+        const after = await meetingState(world.t, meeting.id);
+        expect(outcome).toEqual(expected(c));
+        if (c.outcome.kind === 'refused') {
+          // A refused call changes nothing: not the meeting, not any table.
+          expect(after).toEqual(before);
+          expect(await rowCounts(world.t)).toEqual(countsBefore);
+          return;
+        }
+        const user = c.caller === 'anonymous' ? null : world.users[c.caller as Member];
+        await c.outcome.check?.({
+          caller: c.caller,
+          user,
+          root: root as CheckContext['root'],
+          scene,
+          before,
+          after,
+          face: c.face,
+        });
+      });
+    });
+  }
+});
+
+/*
+ * Nested reachability: every path of the schema from a root field to a Meeting or a Participant,
+ * called by a stranger who is entangled with the hidden meeting's people in every way the API
+ * allows (follows both ways, shares other meetings with them, is invited by the same owner).
+ */
+
+interface Hop {
+  parent: string;
+  field: GraphQLField<unknown, unknown>;
+}
+
+interface NestedPath {
+  operation: 'query' | 'mutation';
+  hops: Hop[];
+}
+
+const TARGET_TYPES = new Set(['Meeting', 'Participant']);
+
+/** Every path from a root field that ends on a Meeting or Participant, each edge used once. */
+function pathsToMeetings(schema: GraphQLSchema): NestedPath[] {
+  const found: NestedPath[] = [];
+  const walk = (
+    operation: NestedPath['operation'],
+    type: GraphQLObjectType,
+    hops: Hop[],
+    used: Set<string>,
+  ) => {
+    for (const field of Object.values(type.getFields())) {
+      const edge = `${type.name}.${field.name}`;
+      const named = getNamedType(field.type);
+      if (used.has(edge) || !isObjectType(named)) {
+        continue;
+      }
+      const next = [...hops, { parent: type.name, field }];
+      if (TARGET_TYPES.has(named.name)) {
+        found.push({ operation, hops: next });
+      }
+      walk(operation, named, next, new Set([...used, edge]));
+    }
+  };
+  const query = schema.getQueryType();
+  const mutation = schema.getMutationType();
+  if (query) {
+    walk('query', query, [], new Set());
+  }
+  if (mutation) {
+    walk('mutation', mutation, [], new Set());
+  }
+  return found;
+}
+
+const describePath = (path: NestedPath): string =>
+  `${path.operation} ${path.hops.map((hop) => hop.field.name).join('.')}`;
+
+const nestedPaths = pathsToMeetings(sdl);
+
+describe('nested reachability of a hidden meeting', () => {
+  let world: World;
+  let hidden: SeededMeeting;
+  let hiddenParticipantIds: string[];
+  let shared: SeededMeeting;
+  const hiddenTitle = `Hidden summit ${Math.random().toString(36).slice(2, 8)}`;
+
+  beforeAll(async () => {
+    world = await startWorld();
+    const { stranger, owner, participant } = world.users;
+    hidden = await world.t.seed.meeting(owner).titled(hiddenTitle).inviting(participant).create();
+    hiddenParticipantIds = (await meetingState(world.t, hidden.id)).participants.map((p) => p.id);
+    // Everything the stranger may legitimately reach shares users with the hidden meeting.
+    shared = await world.t.seed
+      .meeting(owner)
+      .titled('Shared planning')
+      .inviting(stranger, participant)
+      .create();
+    await world.t.seed
+      .meeting(stranger)
+      .titled('Stranger sync')
+      .inviting(owner, participant)
+      .create();
+    const FOLLOW = 'mutation ($userId: String!) { follow(userId: $userId) { id } }';
+    for (const [from, to] of [
+      [stranger, owner],
+      [stranger, participant],
+      [owner, stranger],
+      [participant, stranger],
+    ] as const) {
+      await world.t.gql.data(FOLLOW, { userId: to.id }, from.token);
+    }
+    console.log(
+      `nested reachability: ${nestedPaths.length} paths from a root field to Meeting or Participant`,
+    );
+  });
+  afterAll(() => world.t.close());
+
+  it('finds every root field that returns a Meeting or a Participant', () => {
+    const roots = [...new Set(nestedPaths.map((p) => `${p.operation} ${p.hops[0]?.field.name}`))];
+    expect(roots.sort()).toEqual([
+      'mutation addParticipant',
+      'mutation approveMeeting',
+      'mutation createMeeting',
+      'mutation declineMeeting',
+      'query meeting',
+      'query meetingRequests',
+      'query myMeetings',
+    ]);
+    // User, Follow, FollowPage, UserPage, ...: no field leads back to a meeting.
+    const holders = Object.values(sdl.getTypeMap())
+      .filter((type): type is GraphQLObjectType => isObjectType(type))
+      .filter((type) =>
+        Object.values(type.getFields()).some((field) =>
+          TARGET_TYPES.has(getNamedType(field.type).name),
+        ),
+      )
+      .map((type) => type.name);
+    expect(holders.sort()).toEqual(['Meeting', 'Mutation', 'Participant', 'Query']);
+    expect(nestedPaths.map(describePath)).toEqual(
+      expect.arrayContaining([
+        'query meetingRequests.meeting.participants',
+        'query meeting.participants.meeting',
+        'mutation addParticipant.meeting.participants',
+      ]),
+    );
+  });
+
+  /** Values for the root arguments: every id argument names the hidden meeting or its owner. */
+  function argumentValue(world: World, name: string): unknown {
+    const { owner, participant } = world.users;
+    const values: Record<string, unknown> = {
+      meetingId: hidden.id,
+      userId: owner.id,
+      account: owner.account,
+      q: owner.account,
+      meeting: { title: 'Stranger probe', startTime: inHours(40), location: 'Probe room 1' },
+      participants: [{ userId: participant.id }],
+    };
+    if (!(name in values)) {
+      throw new Error(`no probe value for argument ${name}`);
+    }
+    return values[name];
+  }
+
+  function probe(path: NestedPath): { query: string; variables: Record<string, unknown> } {
+    const [root, ...rest] = path.hops;
+    if (!root) {
+      throw new Error('empty path');
+    }
+    const last = path.hops[path.hops.length - 1] ?? root;
+    let selection =
+      getNamedType(last.field.type).name === 'Meeting' ? 'id title ownerId' : 'id meetingId userId';
+    for (const hop of [...rest].reverse()) {
+      selection = `__typename ${hop.field.name} { ${selection} }`;
+    }
+    const required = root.field.args.filter(
+      (arg) => isNonNullType(arg.type) && arg.defaultValue === undefined,
+    );
+    const variables = Object.fromEntries(
+      required.map((arg) => [arg.name, argumentValue(world, arg.name)]),
+    );
+    const definitions = required.map((arg) => `$${arg.name}: ${String(arg.type)}`).join(', ');
+    const args = required.map((arg) => `${arg.name}: $${arg.name}`).join(', ');
+    const query = `${path.operation} Probe${definitions ? `(${definitions})` : ''} {
+      ${root.field.name}${args ? `(${args})` : ''} { __typename ${selection} }
+    }`;
+    return { query, variables };
+  }
+
+  it.each(nestedPaths.map((path) => [describePath(path), path] as const))(
+    'a stranger reaches nothing of a hidden meeting through %s',
+    async (_name, path) => {
+      const before = await meetingState(world.t, hidden.id);
+      const { query, variables } = probe(path);
+      const result = await world.t.gql.request(query, variables, world.users.stranger.token);
+      const text = JSON.stringify(result);
+      expect(text).not.toContain(hidden.id);
+      expect(text).not.toContain(hiddenTitle);
+      for (const id of hiddenParticipantIds) {
+        expect(text).not.toContain(id);
+      }
+      if (path.hops[0]?.field.args.some((arg) => arg.name === 'meetingId')) {
+        expect(result.errors?.[0]?.extensions).toEqual({
+          code: 'NOT_FOUND',
+          reason: 'MEETING_NOT_FOUND',
+        });
+        expect(result.data ?? null).toBeNull();
+      } else {
+        // The probe did reach meetings, just not the hidden one.
+        expect(result.errors).toBeUndefined();
+        expect(text).toMatch(/"__typename":"(Meeting|Participant)"/);
+      }
+      expect(await meetingState(world.t, hidden.id)).toEqual(before);
+    },
+  );
+
+  it('a stranger reaches the meetings they share with the same people (the probes are not empty)', async () => {
+    const result = await world.t.gql.data<{
+      meetingRequests: Array<{ meeting: { id: string; participants: Array<{ userId: string }> } }>;
+    }>(
+      '{ meetingRequests { meeting { id participants { userId meeting { id } } } } }',
+      {},
+      world.users.stranger.token,
+    );
+    expect(result.meetingRequests.map((r) => r.meeting.id)).toEqual([shared.id]);
+  });
+
+  it('an aliased read of a visible and a hidden meeting yields nothing of the hidden one', async () => {
+    const result = await world.t.gql.request(
+      `query ($visible: String!, $hidden: String!) {
+        a: meeting(meetingId: $visible) { id title participants { id meeting { id title } } }
+        b: meeting(meetingId: $hidden) { id title participants { id meeting { id title } } }
+      }`,
+      { visible: shared.id, hidden: hidden.id },
+      world.users.stranger.token,
+    );
+    const text = JSON.stringify(result);
+    expect(text).not.toContain(hidden.id);
+    expect(text).not.toContain(hiddenTitle);
+    expect(result.errors?.map((e) => e.extensions)).toEqual([
+      { code: 'NOT_FOUND', reason: 'MEETING_NOT_FOUND' },
+    ]);
+  });
+
+  describe('existence is not revealed to a stranger', () => {
+    let cancelled: SeededMeeting;
+
+    beforeAll(async () => {
+      const { owner, participant } = world.users;
+      cancelled = await world.t.seed.meeting(owner).inviting(participant).create();
+      await world.t.gql.data(
+        'mutation ($id: String!) { declineMeeting(meetingId: $id) { status } }',
+        { id: cancelled.id },
+        participant.token,
+      );
+    });
+
+    const restProbes: Array<[string, string, (id: string) => string, boolean]> = [
+      ['reads', 'GET', (id) => `/meeting/${id}`, false],
+      ['adds to', 'POST', (id) => `/meeting/${id}/participants/add`, true],
+      ['approves', 'POST', (id) => `/meeting/${id}/approve`, false],
+      ['declines', 'POST', (id) => `/meeting/${id}/decline`, false],
+    ];
+
+    it.each(restProbes)(
+      'a stranger who %s a hidden, a cancelled hidden and an unknown meeting gets the same 404 (REST)',
+      async (_verb, method, path, withBody) => {
+        const { stranger, participant } = world.users;
+        const answers = [];
+        for (const id of [hidden.id, cancelled.id, UNKNOWN_ID]) {
+          const body: RestBody | undefined = withBody
+            ? { json: { user_id: participant.id } }
+            : undefined;
+          const response = await world.rest.request(method, path(id), body, {
+            token: stranger.token,
+          });
+          answers.push(restOutcome(response));
+        }
+        expect(answers).toEqual(
+          Array(3).fill({ status: 404, challenge: null, body: { errors: 'MEETING_NOT_FOUND' } }),
+        );
+      },
+    );
+
+    const graphqlProbes: Array<[string, string]> = [
+      ['reads', `query (${MEETING_ID}) { meeting(meetingId: $meetingId) { id } }`],
+      [
+        'adds to',
+        `mutation (${MEETING_ID}, $userId: String!) { addParticipant(meetingId: $meetingId, userId: $userId) { id } }`,
+      ],
+      ['approves', `mutation (${MEETING_ID}) { approveMeeting(meetingId: $meetingId) { id } }`],
+      ['declines', `mutation (${MEETING_ID}) { declineMeeting(meetingId: $meetingId) { id } }`],
+    ];
+
+    it.each(graphqlProbes)(
+      'a stranger who %s a hidden, a cancelled hidden and an unknown meeting gets the same NOT_FOUND (GraphQL)',
+      async (_verb, query) => {
+        const { stranger, participant } = world.users;
+        const answers = [];
+        for (const meetingId of [hidden.id, cancelled.id, UNKNOWN_ID]) {
+          const result = await world.t.gql.request(
+            query,
+            query.includes('$userId') ? { meetingId, userId: participant.id } : { meetingId },
+            stranger.token,
+          );
+          answers.push({ data: result.data, codes: result.errors?.map((e) => e.extensions) });
+        }
+        expect(answers).toEqual(
+          Array(3).fill({
+            data: null,
+            codes: [{ code: 'NOT_FOUND', reason: 'MEETING_NOT_FOUND' }],
+          }),
+        );
+      },
+    );
+  });
+});

@@ -1,0 +1,165 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { testDatabaseKind } from '../helpers/test-database';
+import { buildService, type ServiceBuild } from './support/build';
+import { call, isSuccess, MixedLoad, PASSWORD, tally, type User } from './support/load';
+import { type ServiceProcess, serviceEnv, startService } from './support/service';
+
+/**
+ * kill -9 in the middle of writes on the embedded database (PGlite in DATA_DIR): the directory
+ * opens again, and every write acknowledged before the kill is there. Twice, on the same
+ * directory. (A clean restart keeping the data: test/db/migrations.test.ts and sigterm.test.ts.)
+ * Runs once, in the pglite jest project.
+ */
+
+const CRASHES = 2;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const suite = testDatabaseKind === 'pglite' ? describe : describe.skip;
+
+/** All of a user's follows (following ids), page by page. */
+async function followingIds(url: string, token: string): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for (let skip = 0; ; skip += 100) {
+    const page = await call(url, 'GET', `/api/v1/follow/following?skip=${skip}&limit=100`, {
+      token,
+    });
+    if (page.status !== 200) {
+      throw new Error(`following: ${page.status} ${JSON.stringify(page.body)}`);
+    }
+    const body = page.body as { data: Array<{ following_id: string }>; count: number };
+    for (const entry of body.data) {
+      ids.add(entry.following_id);
+    }
+    if (body.data.length < 100) {
+      return ids;
+    }
+  }
+}
+
+suite('kill -9 during writes on the embedded database', () => {
+  let build: ServiceBuild | undefined;
+  let dataDir: string | undefined;
+  const services: ServiceProcess[] = [];
+
+  beforeAll(() => {
+    build = buildService();
+    dataDir = mkdtempSync(join(tmpdir(), 'meetings-faults-crash-'));
+  });
+
+  afterAll(async () => {
+    await Promise.all(services.map((service) => service.kill()));
+    build?.remove();
+    if (dataDir) {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  const start = async (): Promise<ServiceProcess> => {
+    const service = await startService(
+      (build as ServiceBuild).main,
+      serviceEnv({ DATA_DIR: dataDir as string }),
+      { startTimeoutMs: 40_000 },
+    );
+    services.push(service);
+    return service;
+  };
+
+  it('opens again after each crash with every acknowledged write present', async () => {
+    const users: User[] = [];
+    const follows: Array<{ follower: string; following: string }> = [];
+    const actors: Array<User & { token?: string }> = [];
+    const summary: string[] = [];
+
+    for (let crash = 1; crash <= CRASHES; crash += 1) {
+      const service = await start();
+      const load = new MixedLoad(service.url, {
+        clients: 3,
+        tag: `k${crash}${randomBytes(3).toString('hex')}`,
+        graphql: true,
+      });
+      await load.setup();
+      load.start();
+      // Let writes run, then kill in the middle of them.
+      await waitForWrites(load, 15);
+      await sleep(300);
+      const killedAt = performance.now();
+      const exit = await service.kill();
+      expect(exit.signal).toBe('SIGKILL');
+      await load.stop();
+
+      // Only what was acknowledged before the kill counts (anything later failed: the process died).
+      const afterKill = load.outcomes.filter((o) => o.end > killedAt && isSuccess(o));
+      expect(afterKill).toEqual([]);
+      users.push(...load.users);
+      follows.push(...load.follows);
+      actors.push(...load.actorUsers);
+      summary.push(
+        `crash ${crash}: ${load.outcomes.length} requests ${JSON.stringify(tally(load.outcomes))}`,
+      );
+    }
+
+    // The directory opens, and is ready.
+    const service = await start();
+    const ready = await call(service.url, 'GET', '/health/readiness');
+    expect(ready.status).toBe(204);
+
+    // Every acknowledged registration is there...
+    const viewer = actors[0] as User;
+    const login = await call(service.url, 'POST', '/api/v1/auth/login', {
+      json: { email: viewer.email, password: PASSWORD },
+    });
+    expect(login.status).toBe(200);
+    const token = (login.body as { access_token: string }).access_token;
+    const missingUsers: string[] = [];
+    for (const user of users) {
+      const found = await call(service.url, 'GET', `/api/v1/user/${user.account}`, { token });
+      if (found.status !== 200 || (found.body as { id?: string }).id !== user.id) {
+        missingUsers.push(`${user.account}: ${found.status}`);
+      }
+    }
+    // ... and every acknowledged follow.
+    const missingFollows: string[] = [];
+    for (const actor of actors) {
+      const mine = follows.filter((follow) => follow.follower === actor.id);
+      if (mine.length === 0) {
+        continue;
+      }
+      const actorLogin = await call(service.url, 'POST', '/api/v1/auth/login', {
+        json: { email: actor.email, password: PASSWORD },
+      });
+      expect(actorLogin.status).toBe(200);
+      const ids = await followingIds(
+        service.url,
+        (actorLogin.body as { access_token: string }).access_token,
+      );
+      missingFollows.push(
+        ...mine.filter((f) => !ids.has(f.following)).map((f) => `${f.follower}>${f.following}`),
+      );
+    }
+    console.log(
+      `embedded-crash: ${summary.join('; ')}; acknowledged ${users.length} users and ` +
+        `${follows.length} follows; after ${CRASHES} kill -9: ${missingUsers.length} users and ` +
+        `${missingFollows.length} follows missing`,
+    );
+    expect(missingUsers).toEqual([]);
+    expect(missingFollows).toEqual([]);
+    expect(users.length).toBeGreaterThan(CRASHES * 5);
+    expect(follows.length).toBeGreaterThan(CRASHES * 3);
+  }, 120_000);
+});
+
+/** Waits until the load has had `count` writes acknowledged (or 15 s). */
+async function waitForWrites(load: MixedLoad, count: number): Promise<void> {
+  const initial = load.users.length + load.follows.length;
+  const deadline = performance.now() + 15_000;
+  while (load.users.length + load.follows.length - initial < count) {
+    if (performance.now() > deadline) {
+      return;
+    }
+    await sleep(50);
+  }
+}
