@@ -5,7 +5,7 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { Context } from '../context';
-import { graphqlArmor } from './armor';
+import { GRAPHQL_LIMITS, graphqlArmor } from './armor';
 import { formatError } from './format-error';
 import { playgroundLandingPage } from './playground';
 
@@ -24,6 +24,7 @@ export function createApolloServer(options: {
     introspection: options.introspection,
     includeStacktraceInErrorResponses: false,
     allowBatchedHttpRequests: false,
+    parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
     // main.ts owns SIGTERM/SIGINT and stops Apollo as part of its own graceful shutdown.
     stopOnTerminationSignals: false,
     formatError: formatError(options.logger),

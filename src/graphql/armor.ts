@@ -14,7 +14,9 @@ export function graphqlArmor() {
   return new ApolloArmor({
     maxDepth: { n: GRAPHQL_LIMITS.maxDepth, ignoreIntrospection: true, flattenFragments: true },
     maxAliases: { n: GRAPHQL_LIMITS.maxAliases },
-    maxTokens: { n: GRAPHQL_LIMITS.maxTokens },
+    // graphql-js enforces the token limit while parsing (Apollo's parseOptions): a plugin
+    // re-parsing the document would turn every syntax error into a 500.
+    maxTokens: { enabled: false },
     costLimit: {
       maxCost: GRAPHQL_LIMITS.maxCost,
       ignoreIntrospection: true,

@@ -15,6 +15,18 @@ const CLIENT_CODES = new Set([
   'PERSISTED_QUERY_NOT_SUPPORTED',
 ]);
 
+/** Whether a JavaScript error (not a GraphQL one) lies anywhere behind this error. */
+function hasPlainErrorCause(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth += 1) {
+    if (!(current instanceof GraphQLError)) {
+      return true;
+    }
+    current = current.originalError;
+  }
+  return false;
+}
+
 /**
  * Shapes every GraphQL error: coded errors pass as they are, a lost database is 503-coded,
  * anything unexpected is logged and masked (no stack, SQL or driver message leaves).
@@ -40,15 +52,18 @@ export function formatError(logger: Logger) {
     }
     const code = formatted.extensions?.['code'];
     if (typeof code === 'string' && CLIENT_CODES.has(code)) {
+      // A JavaScript failure behind a client code (e.g. a stack overflow on a huge document)
+      // is still the client's fault, but its message is not for them.
+      const leaked = hasPlainErrorCause(error);
       return {
-        message: formatted.message,
+        message: leaked ? 'The request could not be processed' : formatted.message,
         locations: formatted.locations,
         path: formatted.path,
         extensions: { code },
       };
     }
     // graphql-js's own execution errors (an argument that cannot be coerced) are client errors.
-    if (original instanceof GraphQLError && !original.originalError && original === error) {
+    if (original instanceof GraphQLError && !original.originalError) {
       return {
         message: formatted.message,
         locations: formatted.locations,
