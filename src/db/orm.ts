@@ -8,7 +8,10 @@ import { withUnavailableStatus } from '../shared/db-errors';
 import { NotFoundError } from '../shared/errors';
 import { entities } from './entities';
 import { migrationsList } from './migrations';
-import { PGliteDriver, pg_trgm } from './pglite-modules';
+import { PGliteDriver, PGliteKnexDialect, pg_trgm } from './pglite-modules';
+import { routeSingleStatementsThroughQuery } from './pglite-statements';
+
+routeSingleStatementsThroughQuery(PGliteKnexDialect);
 import type { QueryCounter } from './query-stats';
 
 /** An open database: the ORM plus whatever must be closed after it. */

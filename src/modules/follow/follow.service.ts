@@ -21,21 +21,31 @@ export class FollowService {
     if (target.id === viewer.id) {
       throw new ConflictError('CANNOT_FOLLOW_YOURSELF', 'You cannot follow yourself');
     }
-    const now = new Date();
-    // Insert-or-ignore keeps concurrent follows of the same pair from failing.
-    await this.em
-      .createQueryBuilder(Follow)
-      .insert({
-        id: randomUUID(),
-        follower: viewer.id,
-        following: target.id,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .onConflict(['follower', 'following'])
-      .ignore()
-      .execute();
-    return this.em.findOneOrFail(Follow, { follower: viewer.id, following: target.id });
+    // Insert-or-ignore keeps concurrent follows of the same pair from failing; an unfollow racing
+    // in between can delete the row again, so the follow is written until it is there to read.
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const now = new Date();
+      await this.em
+        .createQueryBuilder(Follow)
+        .insert({
+          id: randomUUID(),
+          follower: viewer.id,
+          following: target.id,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .onConflict(['follower', 'following'])
+        .ignore()
+        .execute();
+      const follow = await this.em.findOne(Follow, { follower: viewer.id, following: target.id });
+      if (follow) {
+        return follow;
+      }
+    }
+    throw new ConflictError(
+      'FOLLOW_CHANGED_CONCURRENTLY',
+      'The follow changed while being written',
+    );
   }
 
   /** Stops following a user; unfollowing someone not followed changes nothing. */
