@@ -63,7 +63,13 @@ export function formatError(logger: Logger) {
       };
     }
     // graphql-js's own execution errors (an argument that cannot be coerced) are client errors.
-    if (original instanceof GraphQLError && !original.originalError) {
+    if (
+      original instanceof GraphQLError &&
+      !original.originalError &&
+      // Request-level errors (no path) and argument coercion are the client's; a value the
+      // server could not serialise (a path, another message) stays an internal error.
+      (!original.path || /^(Argument|Variable) "/.test(original.message))
+    ) {
       return {
         message: formatted.message,
         locations: formatted.locations,

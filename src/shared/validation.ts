@@ -5,6 +5,7 @@ import {
   type ValidationError,
   validate,
 } from 'class-validator';
+import { GraphQLEmailAddress } from 'graphql-scalars';
 import type { ValidatorFn } from 'type-graphql';
 import { type FieldErrors, ValidationFailedError, type ValidationReason } from './errors';
 
@@ -98,10 +99,15 @@ async function validateValue(argValue: unknown): Promise<void> {
 }
 
 /** Length in characters (code points), as PostgreSQL counts them, after trimming. */
-/** Paths of string values holding a NUL character, which no text column can store. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Paths of string values no text column can store: a NUL character, or UTF-16 that is not
+ * well-formed (a lone surrogate has no UTF-8 encoding).
+ */
 function pathsWithNul(value: unknown, prefix = ''): string[] {
   if (typeof value === 'string') {
-    return value.includes('\u0000') ? [prefix] : [];
+    return value.includes('\u0000') || LONE_SURROGATE.test(value) ? [prefix] : [];
   }
   if (value !== null && typeof value === 'object') {
     return Object.entries(value).flatMap(([key, item]) =>
@@ -157,14 +163,26 @@ export const IsFuture = (): PropertyDecorator =>
     },
   });
 
+function isOutputEmail(value: string): boolean {
+  try {
+    GraphQLEmailAddress.parseValue(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A valid e-mail address once surrounding white space is removed. */
 export const IsTrimmedEmail = (): PropertyDecorator =>
   ValidateBy({
     name: 'isEmail',
-    // The length limit (255) is TrimmedMaxLength's; validator.js alone would stop at 254.
+    // The length limit (255) is TrimmedMaxLength's; validator.js alone would stop at 254. The
+    // address must also be one the EmailAddress output scalar accepts (no UTF-8 or quoted parts).
     validator: {
       validate: (value) =>
-        typeof value === 'string' && isEmail(value.trim(), { ignore_max_length: true }),
+        typeof value === 'string' &&
+        isEmail(value.trim(), { ignore_max_length: true, allow_utf8_local_part: false }) &&
+        isOutputEmail(value.trim()),
     },
   });
 

@@ -213,3 +213,20 @@ export const fuzzQueryValue: fc.Arbitrary<string> = fc.oneof(
   fc.integer().map(String),
   fc.nat({ max: 3000 }).map((n) => 'q'.repeat(n)),
 );
+
+/**
+ * An address for a fresh account, in one of the shapes mail systems accept: plain, sub-addressed,
+ * with a non-ASCII (RFC 6531) or a quoted local part, or a punycode domain.
+ */
+export const emailLike = (local: string): fc.Arbitrary<string> =>
+  fc
+    .constantFrom(
+      (l: string) => `${l}@example.com`,
+      (l: string) => `${l}@example.com`,
+      (l: string) => `${l}@example.com`,
+      (l: string) => `${l}+tag@example.com`,
+      (l: string) => `${l}ö@example.com`,
+      (l: string) => `"${l}"@example.com`,
+      (l: string) => `${l}@xn--bcher-kva.example`,
+    )
+    .map((shape) => shape(local));

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { SeededUser } from '../helpers/seed';
-import { deepArrays, fuzzJsonValue, percentEncode, UNKNOWN_ID } from './fuzz-values';
+import { deepArrays, emailLike, fuzzJsonValue, percentEncode, UNKNOWN_ID } from './fuzz-values';
 import { mutate, mutationArb } from './mutations';
 import type { RawRequest } from './raw-http';
 
@@ -64,13 +64,16 @@ const OPERATIONS: Operation[] = [
   register(name: $name, account: $account, email: $email, password: $password, passwordConfirm: $passwordConfirm) { id account email }
 }`,
     variables: (world) =>
-      fc.tuple(suffix, fc.boolean()).map(([s, taken]) => ({
-        name: `Fuzz User ${s}`,
-        account: taken ? world.guest.account : `gq${s}`,
-        email: `gq${s}@example.com`,
-        password: 'correct horse battery',
-        passwordConfirm: 'correct horse battery',
-      })),
+      fc
+        .tuple(suffix, fc.boolean())
+        .chain(([s, taken]) => emailLike(`gq${s}`).map((email) => ({ s, taken, email })))
+        .map(({ s, taken, email }) => ({
+          name: `Fuzz User ${s}`,
+          account: taken ? world.guest.account : `gq${s}`,
+          email,
+          password: 'correct horse battery',
+          passwordConfirm: 'correct horse battery',
+        })),
   },
   {
     field: 'login',

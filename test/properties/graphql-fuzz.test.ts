@@ -14,6 +14,7 @@ const SERVER_CODES = new Set(['INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE']);
 
 interface GraphQLErrorShape {
   message?: unknown;
+  path?: unknown;
   extensions?: Record<string, unknown>;
 }
 
@@ -47,6 +48,11 @@ function graphqlProblems(response: RawResponse): { problems: string[]; code: str
     first ||= code;
     if (SERVER_CODES.has(code)) {
       problems.push(`error code ${code}`);
+    }
+    // Input is judged at the root field; a field inside a result that fails is the server's fault
+    // (the operation may well have written its rows already).
+    if (Array.isArray(error.path) && error.path.length > 1 && code !== 'UNAUTHENTICATED') {
+      problems.push(`result field ${error.path.join('.')} failed (${code})`);
     }
     if (error.extensions && ('stacktrace' in error.extensions || 'exception' in error.extensions)) {
       problems.push('error carries a stack trace');

@@ -9,6 +9,8 @@ export const INJECTED = fc.constantFrom(
   '; select 1',
   '\ud800',
   '\ud800ö',
+  'ö\udcf6',
+  '\udcf6\udcf6',
   'ö',
   '\u2028',
   '\u001b',

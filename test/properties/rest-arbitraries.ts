@@ -3,6 +3,7 @@ import type { RouteSpec } from '../../rest/route';
 import type { SeededUser } from '../helpers/seed';
 import { formWire, jsonWire, malformedWire, multipartWire, type WireBody } from './bodies';
 import {
+  emailLike,
   fuzzJsonValue,
   fuzzQueryValue,
   percentBytes,
@@ -267,13 +268,16 @@ function sensibleValue(world: RestWorld, route: RouteSpec): fc.Arbitrary<unknown
   const guests = [world.guest, world.outsider, ...world.others];
   switch (operationName(route)) {
     case 'Register':
-      return fc.tuple(suffix, fc.boolean()).map(([s, taken]) => ({
-        name: `Fuzz User ${s}`,
-        account: taken ? world.guest.account : `fz${s}`,
-        email: `fz${s}@example.com`,
-        password: 'correct horse battery',
-        password_confirm: 'correct horse battery',
-      }));
+      return fc
+        .tuple(suffix, fc.boolean())
+        .chain(([s, taken]) => emailLike(`fz${s}`).map((email) => ({ s, taken, email })))
+        .map(({ s, taken, email }) => ({
+          name: `Fuzz User ${s}`,
+          account: taken ? world.guest.account : `fz${s}`,
+          email,
+          password: 'correct horse battery',
+          password_confirm: 'correct horse battery',
+        }));
     case 'Login':
       return fc
         .constantFrom(world.owner, world.guest)

@@ -101,7 +101,7 @@ describe('the REST facade under fuzzing', () => {
     }
   }
 
-  async function check(c: RestCase, log: ViolationLog): Promise<void> {
+  async function check(c: RestCase, log: ViolationLog): Promise<RawResponse | null> {
     cases += 1;
     let response: RawResponse;
     try {
@@ -113,7 +113,7 @@ describe('the REST facade under fuzzing', () => {
         describeRequest(c.request),
         '',
       );
-      return;
+      return null;
     }
     const operation = typeof c.route.operation === 'string' ? c.route.operation : 'Token';
     const key = `${operation} ${response.status}`;
@@ -147,6 +147,7 @@ describe('the REST facade under fuzzing', () => {
     if (declaredMethod) {
       account(c, response);
     }
+    return response;
   }
 
   async function fuzz(
@@ -188,6 +189,50 @@ describe('the REST facade under fuzzing', () => {
     expect(await fuzz({ body: true, query: true, path: true, auth: true, method: true }, 525)).toBe(
       '',
     );
+  }, 600_000);
+
+  it('creates a meeting whatever the letter case of the user ids it names', async () => {
+    const log = new ViolationLog();
+    const route = routes.find((r) => r.operation === 'CreateMeeting')!;
+    const refused: string[] = [];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.shuffledSubarray(world.others, { minLength: 1, maxLength: 3 }),
+        fc.nat(),
+        fc.array(fc.boolean(), { minLength: 36, maxLength: 36 }),
+        async (invited, pick, upper) => {
+          // Any letter case is a valid UUID; the same user may be invited and appointed.
+          const cased = (id: string): string =>
+            [...id].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join('');
+          const appointed = invited[pick % invited.length]!.id;
+          const body = JSON.stringify({
+            meeting: {
+              title: 'Case-blind sync',
+              start_time: new Date(Date.now() + 86_400_000).toISOString(),
+              location: 'Room 42, HQ',
+              appointed_by: cased(appointed),
+              assigned_to: appointed,
+            },
+            participants: invited.map((user) => ({ user_id: user.id })),
+          });
+          const request = {
+            method: 'POST',
+            path: '/api/v1/meeting/create',
+            headers: {
+              'content-type': 'application/json',
+              authorization: `Bearer ${world.owner.token}`,
+            },
+            body,
+          };
+          const response = await check({ route, caller: world.owner, request }, log);
+          if (response?.status !== 201 && refused.length < 3) {
+            refused.push(`${response?.status} ${response?.text} ← ${describeRequest(request)}`);
+          }
+        },
+      ),
+      { numRuns: runsOf(15), seed },
+    );
+    expect({ violations: log.report(seed), refused }).toEqual({ violations: '', refused: [] });
   }, 600_000);
 
   it('answers paths outside the table with 404 NOT_FOUND', async () => {

@@ -99,11 +99,14 @@ export class MeetingService {
       throw new ValidationFailedError(problems);
     }
     const { meeting: input } = args;
+    // Ids are compared lower-cased, so one user given in two letter cases counts once.
     const referenced = [
       ...new Set(
-        [...invited, input.appointedBy, input.assignedTo].filter((id): id is string => !!id),
+        [...invited, input.appointedBy, input.assignedTo]
+          .filter((id): id is string => !!id)
+          .map((id) => id.toLowerCase()),
       ),
-    ].map((id) => id.toLowerCase());
+    ];
     const found = await this.em.count(User, {
       id: { $in: referenced },
       isActive: true,
