@@ -85,7 +85,9 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
   // API answers are never revalidated; hashing every body for an ETag is wasted work.
   app.set('etag', false);
   app.set('trust proxy', 'loopback');
-  app.use(securityHeaders(inlineScriptHashes(renderPlayground(GRAPHQL_PATH))));
+  // One rendering of the Playground page serves both its CSP hash and the page itself.
+  const playgroundHtml = renderPlayground(GRAPHQL_PATH);
+  app.use(securityHeaders(inlineScriptHashes(playgroundHtml)));
   app.use(corsPolicy(config.corsOrigins));
   app.use((_req, res, next) => {
     QueryCounter.withScope((stats) => {
@@ -115,6 +117,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     httpServer,
     logger,
     introspection: config.introspection,
+    playgroundHtml,
   });
   await apollo.start();
   app.use(

@@ -17,6 +17,8 @@ export function createApolloServer(options: {
   httpServer: Server;
   logger: Logger;
   introspection: boolean;
+  /** The Playground page (see renderPlayground), rendered once by the caller. */
+  playgroundHtml: string;
 }): ApolloServer<Context> {
   const armor = graphqlArmor();
   return new ApolloServer<Context>({
@@ -35,7 +37,7 @@ export function createApolloServer(options: {
       // No HTTP caching of GraphQL answers here; the plugin would cost a hook per field.
       ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginDrainHttpServer({ httpServer: options.httpServer }),
-      playgroundLandingPage(GRAPHQL_PATH),
+      playgroundLandingPage(options.playgroundHtml),
     ],
   });
 }
