@@ -52,7 +52,7 @@ export async function createContext(deps: AppDependencies, request: RequestInfo)
     services: {
       auth: new AuthService(em, deps.passwords, deps.tokens, limit),
       users: new UserService(em, deps.passwords, limit),
-      follows: new FollowService(em),
+      follows: new FollowService(em, loaders.users),
       meetings: new MeetingService(em, loaders),
     },
   } satisfies Context;

@@ -4,7 +4,7 @@ import { GraphQLDateTime, GraphQLUUID } from 'graphql-scalars';
 import { Field, ObjectType } from 'type-graphql';
 
 /** Columns every table has: a UUID key and creation/update timestamps. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export abstract class BaseEntity<Optional extends string = never> {
   /** Properties `em.create` may leave out: generated, defaulted or derived. */
   [OptionalProps]?: 'id' | 'createdAt' | 'updatedAt' | Optional;

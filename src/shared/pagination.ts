@@ -9,6 +9,14 @@ export interface Page {
   limit: number | null;
 }
 
+/** ` limit ? offset ?` (or ` offset ?` for all rows), to append to a query. */
+export const pageClause = (page: Page): string =>
+  page.limit === null ? ' offset ?' : ' limit ? offset ?';
+
+/** The values of pageClause's placeholders. */
+export const pageParams = (page: Page): number[] =>
+  page.limit === null ? [page.skip] : [page.limit, page.skip];
+
 /** Arguments `skip` and `limit` with the given default limit (null: no cap unless asked). */
 export function PageArgs(defaultLimit: number | null): ClassType<Page> {
   @ArgsType()
@@ -39,7 +47,10 @@ export function Paginated<T extends object>(
   itemType: ClassType<T>,
   name: string,
 ): ClassType<{ data: T[]; count: number }> {
-  @ObjectType(name, { description: `A page of ${itemType.name} records with the total count.` })
+  @ObjectType(name, {
+    simpleResolvers: true,
+    description: `A page of ${itemType.name} records with the total count.`,
+  })
   class PaginatedClass {
     @Field(() => [itemType], { description: 'The records of this page.' })
     data!: T[];

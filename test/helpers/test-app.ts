@@ -25,7 +25,8 @@ export async function startTestApp(
     : await createTestDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
+    // TEST_LOG_LEVEL=error shows the service's own logs while debugging a failing test.
+    LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'silent',
     // Suites sign many users up from one address; the rate-limit tests set their own budgets.
     RATE_LIMIT_AUTH_PER_IP: '1000000',
     RATE_LIMIT_AUTH_PER_ACCOUNT: '1000000',

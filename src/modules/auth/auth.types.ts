@@ -1,7 +1,7 @@
 import { Field, Int, ObjectType } from 'type-graphql';
 import type { IssuedTokens } from '../../auth/tokens';
 
-@ObjectType({ description: 'Tokens issued by a grant (RFC 6749 §5.1).' })
+@ObjectType({ simpleResolvers: true, description: 'Tokens issued by a grant (RFC 6749 §5.1).' })
 export class TokenPair implements IssuedTokens {
   @Field({ description: 'JWT access token for the Authorization: Bearer header.' })
   accessToken!: string;

@@ -1,11 +1,10 @@
 import { Check, Entity, Index, ManyToOne, type Ref, Unique } from '@mikro-orm/core';
-import { GraphQLUUID } from 'graphql-scalars';
-import { Field, ObjectType } from 'type-graphql';
+import { ObjectType } from 'type-graphql';
 import { BaseEntity } from '../../shared/base.entity';
 import { User } from '../user/user.entity';
 
 /** `follower` follows `following`. */
-@ObjectType({ description: 'A follow relation between two users.' })
+@ObjectType({ simpleResolvers: true, description: 'A follow relation between two users.' })
 @Entity({ tableName: 'follows' })
 @Unique({ name: 'follows_pair_unique', properties: ['follower', 'following'] })
 @Index({ name: 'follows_follower_recent_idx', properties: ['follower', 'createdAt'] })
@@ -18,12 +17,10 @@ export class Follow extends BaseEntity<'followerId' | 'followingId'> {
   @ManyToOne(() => User, { ref: true, deleteRule: 'cascade' })
   following!: Ref<User>;
 
-  @Field(() => GraphQLUUID, { description: 'Id of the user who follows.' })
   get followerId(): string {
     return this.follower.id;
   }
 
-  @Field(() => GraphQLUUID, { description: 'Id of the user who is followed.' })
   get followingId(): string {
     return this.following.id;
   }

@@ -8,11 +8,14 @@ import {
   Resolver,
   Root,
 } from 'type-graphql';
+import { GraphQLUUID } from 'graphql-scalars';
 import type { Context } from '../../context';
 import { PageArgs, Paginated } from '../../shared/pagination';
 import { Viewer } from '../../shared/viewer.decorator';
 import { User } from '../user/user.entity';
 import { Follow } from './follow.entity';
+import type { FollowRecord } from './follow.record';
+import type { UserRecord } from '../user/user.record';
 import { UserIdArgs } from './follow.inputs';
 import { FollowStatusType } from './follow.types';
 
@@ -74,13 +77,23 @@ export class FollowResolver {
     return ctx.services.follows.unfollow(viewer, args.userId.toLowerCase());
   }
 
+  @FieldResolver(() => GraphQLUUID, { description: 'Id of the user who follows.' })
+  followerId(@Root() follow: FollowRecord): string {
+    return follow.followerId;
+  }
+
+  @FieldResolver(() => GraphQLUUID, { description: 'Id of the user who is followed.' })
+  followingId(@Root() follow: FollowRecord): string {
+    return follow.followingId;
+  }
+
   @FieldResolver(() => User, { name: 'follower', description: 'The user who follows.' })
-  followerUser(@Root() follow: Follow, @Ctx() ctx: Context): Promise<User | null> {
+  followerUser(@Root() follow: FollowRecord, @Ctx() ctx: Context): Promise<UserRecord | null> {
     return ctx.loaders.users.load(follow.followerId);
   }
 
   @FieldResolver(() => User, { name: 'following', description: 'The user who is followed.' })
-  followingUser(@Root() follow: Follow, @Ctx() ctx: Context): Promise<User | null> {
+  followingUser(@Root() follow: FollowRecord, @Ctx() ctx: Context): Promise<UserRecord | null> {
     return ctx.loaders.users.load(follow.followingId);
   }
 }

@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ConflictError } from '../../shared/errors';
-import type { Page } from '../../shared/pagination';
+import type DataLoader from 'dataloader';
+import { readAll, selectRows } from '../../db/records';
+import { type Page, pageClause, pageParams } from '../../shared/pagination';
+import { type UserRecord, userRecords } from '../user/user.record';
+import { followRecords, type FollowRecord } from './follow.record';
 import { User } from '../user/user.entity';
 import { Follow } from './follow.entity';
 
@@ -12,8 +16,32 @@ export interface FollowStatus {
   isMutual: boolean;
 }
 
+const follows = followRecords();
+const otherUsers = userRecords('u_');
+
+/** Each direction's page query (the other user joined, the total as a window) and count query. */
+const LIST = {
+  following: {
+    select:
+      `select ${follows.select('f')}, ${otherUsers.select('u')}, count(*) over ()::int as "total" ` +
+      `from "follows" f join "users" u on u."id" = f."following_id" where f."follower_id" = ? ` +
+      `order by f."created_at" desc, f."id" desc`,
+    count: `select count(*)::int as "total" from "follows" f where f."follower_id" = ?`,
+  },
+  followers: {
+    select:
+      `select ${follows.select('f')}, ${otherUsers.select('u')}, count(*) over ()::int as "total" ` +
+      `from "follows" f join "users" u on u."id" = f."follower_id" where f."following_id" = ? ` +
+      `order by f."created_at" desc, f."id" desc`,
+    count: `select count(*)::int as "total" from "follows" f where f."following_id" = ?`,
+  },
+} as const;
+
 export class FollowService {
-  constructor(private readonly em: EntityManager) {}
+  constructor(
+    private readonly em: EntityManager,
+    private readonly users: DataLoader<string, UserRecord | null>,
+  ) {}
 
   /** Follows a user; following again changes nothing. */
   async follow(viewer: User, userId: string): Promise<Follow> {
@@ -58,27 +86,30 @@ export class FollowService {
     return removed > 0;
   }
 
-  /** The caller's follows (or followers), newest first, with the total. */
+  /** The caller's follows (or followers), newest first, with the total; their users primed. */
   async list(
     viewer: User,
     direction: 'following' | 'followers',
     page: Page,
-  ): Promise<{ data: Follow[]; count: number }> {
-    const where = direction === 'following' ? { follower: viewer.id } : { following: viewer.id };
-    const options = {
-      orderBy: { createdAt: 'desc', id: 'desc' },
-      offset: page.skip,
-      limit: page.limit ?? undefined,
-    } as const;
-    if (page.limit === null) {
-      // Unpaged: the rows are the total, unless the skip went past them all.
-      const data = await this.em.find(Follow, where, options);
-      if (data.length > 0 || page.skip === 0) {
-        return { data, count: page.skip + data.length };
+  ): Promise<{ data: FollowRecord[]; count: number }> {
+    const query = LIST[direction];
+    const rows = await selectRows(this.em, `${query.select}${pageClause(page)}`, [
+      viewer.id,
+      ...pageParams(page),
+    ]);
+    const data = readAll(follows, rows);
+    for (const row of rows) {
+      const user = otherUsers.read(row);
+      if (user) {
+        this.users.prime(user.id, user);
       }
     }
-    const [data, count] = await this.em.findAndCount(Follow, where, options);
-    return { data, count };
+    if (rows[0]) {
+      return { data, count: Number(rows[0]['total']) };
+    }
+    // Past the end (or none at all): the window count had no row to ride on.
+    const counted = page.skip > 0 ? await selectRows(this.em, query.count, [viewer.id]) : [];
+    return { data, count: Number(counted[0]?.['total'] ?? 0) };
   }
 
   async status(viewer: User, userId: string): Promise<FollowStatus> {

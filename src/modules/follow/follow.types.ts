@@ -1,7 +1,10 @@
 import { Field, ObjectType } from 'type-graphql';
 import type { FollowStatus } from './follow.service';
 
-@ObjectType('FollowStatus', { description: 'How the caller and another user follow each other.' })
+@ObjectType('FollowStatus', {
+  simpleResolvers: true,
+  description: 'How the caller and another user follow each other.',
+})
 export class FollowStatusType implements FollowStatus {
   @Field({ description: 'The caller follows the user.' })
   isFollowing!: boolean;

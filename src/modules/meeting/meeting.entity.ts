@@ -1,5 +1,5 @@
 import { Check, Entity, Enum, Index, ManyToOne, Property, type Ref } from '@mikro-orm/core';
-import { GraphQLDateTime, GraphQLUUID } from 'graphql-scalars';
+import { GraphQLDateTime } from 'graphql-scalars';
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
 import { BaseEntity } from '../../shared/base.entity';
 import { User } from '../user/user.entity';
@@ -31,7 +31,7 @@ export const MEETING_LIMITS = {
 } as const;
 
 /** A meeting owned by one user, with participants (see Participant). */
-@ObjectType({ description: 'A meeting with its participants.' })
+@ObjectType({ simpleResolvers: true, description: 'A meeting with its participants.' })
 @Entity({ tableName: 'meetings' })
 @Check({ name: 'meetings_title_length', expression: 'char_length(title) >= 6' })
 @Check({ name: 'meetings_location_length', expression: 'char_length(location) >= 6' })
@@ -88,25 +88,15 @@ export class Meeting extends BaseEntity<
   @Property({ type: 'string', length: MEETING_LIMITS.locationUrl.max, nullable: true })
   locationUrl: string | null = null;
 
-  @Field(() => GraphQLUUID, { description: 'Id of the user who owns the meeting.' })
+  /** Id of the owner (exposed by MeetingResolver.ownerId). */
   get ownerId(): string {
     return this.owner.id;
   }
 
-  @Field(() => GraphQLUUID, {
-    name: 'appointedBy',
-    nullable: true,
-    description: 'Id of the user who appointed it.',
-  })
   get appointedById(): string | null {
     return this.appointedBy?.id ?? null;
   }
 
-  @Field(() => GraphQLUUID, {
-    name: 'assignedTo',
-    nullable: true,
-    description: 'Id of the user it is assigned to.',
-  })
   get assignedToId(): string | null {
     return this.assignedTo?.id ?? null;
   }

@@ -8,11 +8,15 @@ import {
   Resolver,
   Root,
 } from 'type-graphql';
+import { GraphQLUUID } from 'graphql-scalars';
 import type { Context } from '../../context';
 import { Viewer } from '../../shared/viewer.decorator';
 import { Participant } from '../participant/participant.entity';
 import { User } from '../user/user.entity';
 import { Meeting } from './meeting.entity';
+import type { MeetingRecord } from './meeting.record';
+import type { ParticipantRecord } from '../participant/participant.record';
+import type { UserRecord } from '../user/user.record';
 import {
   AddParticipantArgs,
   CreateMeetingArgs,
@@ -30,7 +34,7 @@ export class MeetingResolver {
     @Args() args: MeetingIdArgs,
     @Viewer() viewer: User,
     @Ctx() ctx: Context,
-  ): Promise<Meeting> {
+  ): Promise<MeetingRecord> {
     return ctx.services.meetings.get(viewer, args.meetingId.toLowerCase());
   }
 
@@ -42,7 +46,7 @@ export class MeetingResolver {
     @Args() page: MeetingListArgs,
     @Viewer() viewer: User,
     @Ctx() ctx: Context,
-  ): Promise<Meeting[]> {
+  ): Promise<MeetingRecord[]> {
     return ctx.services.meetings.listMine(viewer, page);
   }
 
@@ -54,7 +58,7 @@ export class MeetingResolver {
     @Args() page: MeetingListArgs,
     @Viewer() viewer: User,
     @Ctx() ctx: Context,
-  ): Promise<Participant[]> {
+  ): Promise<ParticipantRecord[]> {
     return ctx.services.meetings.requests(viewer, page);
   }
 
@@ -102,15 +106,38 @@ export class MeetingResolver {
     return ctx.services.meetings.decline(viewer, args.meetingId.toLowerCase());
   }
 
+  @FieldResolver(() => GraphQLUUID, { description: 'Id of the user who owns the meeting.' })
+  ownerId(@Root() meeting: MeetingRecord): string {
+    return meeting.ownerId;
+  }
+
+  @FieldResolver(() => GraphQLUUID, {
+    name: 'appointedBy',
+    nullable: true,
+    description: 'Id of the user who appointed it.',
+  })
+  appointedById(@Root() meeting: MeetingRecord): string | null {
+    return meeting.appointedById;
+  }
+
+  @FieldResolver(() => GraphQLUUID, {
+    name: 'assignedTo',
+    nullable: true,
+    description: 'Id of the user it is assigned to.',
+  })
+  assignedToId(@Root() meeting: MeetingRecord): string | null {
+    return meeting.assignedToId;
+  }
+
   @FieldResolver(() => User, { description: 'The user who owns the meeting.' })
-  owner(@Root() meeting: Meeting, @Ctx() ctx: Context): Promise<User | null> {
+  owner(@Root() meeting: MeetingRecord, @Ctx() ctx: Context): Promise<UserRecord | null> {
     return ctx.loaders.users.load(meeting.ownerId);
   }
 
   @FieldResolver(() => [Participant], {
     description: 'The participants, ordered by when they were added.',
   })
-  participants(@Root() meeting: Meeting, @Ctx() ctx: Context): Promise<Participant[]> {
+  participants(@Root() meeting: MeetingRecord, @Ctx() ctx: Context): Promise<ParticipantRecord[]> {
     return ctx.loaders.participantsByMeeting.load(meeting.id);
   }
 }

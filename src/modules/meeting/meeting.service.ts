@@ -7,7 +7,10 @@ import {
   NotFoundError,
   ValidationFailedError,
 } from '../../shared/errors';
-import type { Page } from '../../shared/pagination';
+import { type Page, pageClause, pageParams } from '../../shared/pagination';
+import { readAll, selectRows } from '../../db/records';
+import { participantRecords, type ParticipantRecord } from '../participant/participant.record';
+import { meetingRecords, type MeetingRecord } from './meeting.record';
 import type { Loaders } from '../../loaders';
 import { Participant, ParticipantStatus } from '../participant/participant.entity';
 import { User } from '../user/user.entity';
@@ -24,6 +27,18 @@ const alreadyParticipant = () =>
 /** Statuses in which a meeting still waits for answers. */
 const OPEN_STATUSES = [MeetingStatus.PENDING, MeetingStatus.CONFIRMED];
 
+const meetings = meetingRecords();
+const participants = participantRecords();
+const SELECT_MINE =
+  `select ${meetings.select('m')} from "meetings" m where m."owner_id" = ? or m."id" in ` +
+  `(select p."meeting_id" from "participants" p where p."user_id" = ? and p."status" = ?) ` +
+  `order by m."start_time" desc, m."id" desc`;
+const SELECT_REQUESTS =
+  `select ${participants.select('p')} from "participants" p ` +
+  `join "meetings" m on m."id" = p."meeting_id" ` +
+  `where p."user_id" = ? and p."status" = ? and m."status" in (?, ?) ` +
+  `order by p."created_at" desc, p."id" desc`;
+
 /** A locked meeting with its participants, as a write sees it. */
 interface LockedMeeting {
   meeting: Meeting;
@@ -37,7 +52,7 @@ export class MeetingService {
   ) {}
 
   /** A meeting the viewer may see (owner, participant, admin); anyone else is told it does not exist. */
-  async get(viewer: User, meetingId: string): Promise<Meeting> {
+  async get(viewer: User, meetingId: string): Promise<MeetingRecord> {
     const meeting = await this.loaders.meetings.load(meetingId);
     if (!meeting) {
       throw meetingNotFound();
@@ -53,37 +68,25 @@ export class MeetingService {
   }
 
   /** Meetings the viewer owns or has accepted, latest start first. */
-  listMine(viewer: User, page: Page): Promise<Meeting[]> {
-    const accepted = this.em
-      .createQueryBuilder(Participant, 'p')
-      .select('p.meeting_id')
-      .where({ user: viewer.id, status: ParticipantStatus.ACCEPTED });
-    return this.em.find(
-      Meeting,
-      { $or: [{ owner: viewer.id }, { id: { $in: accepted.getKnexQuery() as never } }] },
-      {
-        orderBy: { startTime: 'desc', id: 'desc' },
-        offset: page.skip,
-        limit: page.limit ?? undefined,
-      },
-    );
+  async listMine(viewer: User, page: Page): Promise<MeetingRecord[]> {
+    const rows = await selectRows(this.em, `${SELECT_MINE}${pageClause(page)}`, [
+      viewer.id,
+      viewer.id,
+      ParticipantStatus.ACCEPTED,
+      ...pageParams(page),
+    ]);
+    return readAll(meetings, rows);
   }
 
   /** The viewer's unanswered invitations to meetings still open, newest first. */
-  requests(viewer: User, page: Page): Promise<Participant[]> {
-    return this.em.find(
-      Participant,
-      {
-        user: viewer.id,
-        status: ParticipantStatus.NEW,
-        meeting: { status: { $in: OPEN_STATUSES } },
-      },
-      {
-        orderBy: { createdAt: 'desc', id: 'desc' },
-        offset: page.skip,
-        limit: page.limit ?? undefined,
-      },
-    );
+  async requests(viewer: User, page: Page): Promise<ParticipantRecord[]> {
+    const rows = await selectRows(this.em, `${SELECT_REQUESTS}${pageClause(page)}`, [
+      viewer.id,
+      ParticipantStatus.NEW,
+      ...OPEN_STATUSES,
+      ...pageParams(page),
+    ]);
+    return readAll(participants, rows);
   }
 
   /** Creates a pending meeting with the owner as an accepted participant and the invited users. */

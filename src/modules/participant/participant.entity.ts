@@ -1,5 +1,4 @@
 import { Entity, Enum, Index, ManyToOne, type Ref, Unique } from '@mikro-orm/core';
-import { GraphQLUUID } from 'graphql-scalars';
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
 import { BaseEntity } from '../../shared/base.entity';
 import { Meeting } from '../meeting/meeting.entity';
@@ -16,7 +15,10 @@ registerEnumType(ParticipantStatus, {
 });
 
 /** One user's place in one meeting. */
-@ObjectType({ description: 'A participant of a meeting, with the user record.' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'A participant of a meeting, with the user record.',
+})
 @Entity({ tableName: 'participants' })
 @Unique({ name: 'participants_meeting_user_unique', properties: ['meeting', 'user'] })
 @Index({ name: 'participants_meeting_order_idx', properties: ['meeting', 'createdAt', 'id'] })
@@ -36,12 +38,10 @@ export class Participant extends BaseEntity<'status' | 'meetingId' | 'userId'> {
   })
   status: ParticipantStatus = ParticipantStatus.NEW;
 
-  @Field(() => GraphQLUUID, { description: 'Id of the meeting.' })
   get meetingId(): string {
     return this.meeting.id;
   }
 
-  @Field(() => GraphQLUUID, { description: 'Id of the participating user.' })
   get userId(): string {
     return this.user.id;
   }

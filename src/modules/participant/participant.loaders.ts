@@ -1,7 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
-import type { User } from '../user/user.entity';
-import { Participant } from './participant.entity';
+import { placeholders, selectRows } from '../../db/records';
+import { type UserRecord, userRecords } from '../user/user.record';
+import { type ParticipantRecord, participantRecords } from './participant.record';
+
+const participants = participantRecords();
+const users = userRecords('u_');
+const SELECT_PARTICIPANTS_WITH_USERS =
+  `select ${participants.select('p')}, ${users.select('u')} from "participants" p ` +
+  `join "users" u on u."id" = p."user_id" where p."meeting_id" in `;
+const ORDER = ` order by p."meeting_id", p."created_at", p."id"`;
 
 /**
  * Participants of each meeting, ordered by creation then id, fetched with their users in one
@@ -9,22 +17,24 @@ import { Participant } from './participant.entity';
  */
 export function createParticipantsByMeetingLoader(
   em: EntityManager,
-  users: DataLoader<string, User | null>,
-): DataLoader<string, Participant[]> {
+  userLoader: DataLoader<string, UserRecord | null>,
+): DataLoader<string, ParticipantRecord[]> {
   return new DataLoader(async (meetingIds) => {
-    const participants = await em.find(
-      Participant,
-      { meeting: { $in: [...meetingIds] } },
-      {
-        populate: ['user'],
-        strategy: 'joined',
-        orderBy: { meeting: 'asc', createdAt: 'asc', id: 'asc' },
-      },
+    const rows = await selectRows(
+      em,
+      `${SELECT_PARTICIPANTS_WITH_USERS}(${placeholders(meetingIds.length)})${ORDER}`,
+      meetingIds,
     );
-    const byMeeting = new Map<string, Participant[]>(meetingIds.map((id) => [id, []]));
-    for (const participant of participants) {
-      byMeeting.get(participant.meetingId)?.push(participant);
-      users.prime(participant.userId, participant.user.getEntity());
+    const byMeeting = new Map<string, ParticipantRecord[]>(meetingIds.map((id) => [id, []]));
+    for (const row of rows) {
+      const participant = participants.read(row);
+      const user = users.read(row);
+      if (participant) {
+        byMeeting.get(participant.meetingId)?.push(participant);
+      }
+      if (user) {
+        userLoader.prime(user.id, user);
+      }
     }
     return meetingIds.map((id) => byMeeting.get(id) ?? []);
   });

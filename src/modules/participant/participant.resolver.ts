@@ -1,18 +1,35 @@
 import { Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
+import { GraphQLUUID } from 'graphql-scalars';
 import type { Context } from '../../context';
 import { Meeting } from '../meeting/meeting.entity';
 import { User } from '../user/user.entity';
 import { Participant } from './participant.entity';
+import type { ParticipantRecord } from './participant.record';
+import type { MeetingRecord } from '../meeting/meeting.record';
+import type { UserRecord } from '../user/user.record';
 
 @Resolver(() => Participant)
 export class ParticipantResolver {
+  @FieldResolver(() => GraphQLUUID, { description: 'Id of the meeting.' })
+  meetingId(@Root() participant: ParticipantRecord): string {
+    return participant.meetingId;
+  }
+
+  @FieldResolver(() => GraphQLUUID, { description: 'Id of the participating user.' })
+  userId(@Root() participant: ParticipantRecord): string {
+    return participant.userId;
+  }
+
   @FieldResolver(() => User, { description: 'The participating user.' })
-  user(@Root() participant: Participant, @Ctx() ctx: Context): Promise<User | null> {
+  user(@Root() participant: ParticipantRecord, @Ctx() ctx: Context): Promise<UserRecord | null> {
     return ctx.loaders.users.load(participant.userId);
   }
 
   @FieldResolver(() => Meeting, { description: 'The meeting.' })
-  meeting(@Root() participant: Participant, @Ctx() ctx: Context): Promise<Meeting | null> {
+  meeting(
+    @Root() participant: ParticipantRecord,
+    @Ctx() ctx: Context,
+  ): Promise<MeetingRecord | null> {
     return ctx.loaders.meetings.load(participant.meetingId);
   }
 }

@@ -20,7 +20,10 @@ export const USER_LIMITS = {
 } as const;
 
 /** A registered person. The password hash never leaves the service. */
-@ObjectType({ description: 'A registered user (public record, without sensitive data).' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'A registered user (public record, without sensitive data).',
+})
 @Entity({ tableName: 'users' })
 @Index({ name: 'users_name_id_idx', properties: ['name', 'id'] })
 @Index({

@@ -1,11 +1,16 @@
 import { type EntityManager, wrap } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
+import { placeholders, selectRows } from '../../db/records';
 import { User } from './user.entity';
+import { type UserRecord, userRecords } from './user.record';
+
+const users = userRecords();
+const SELECT_USERS = `select ${users.select('u')} from "users" u where u."id" in `;
 
 /** Users by id; users already loaded in this request's identity map cost no query. */
-export function createUserByIdLoader(em: EntityManager): DataLoader<string, User | null> {
+export function createUserByIdLoader(em: EntityManager): DataLoader<string, UserRecord | null> {
   return new DataLoader(async (ids) => {
-    const known = new Map<string, User>();
+    const known = new Map<string, UserRecord>();
     const missing: string[] = [];
     for (const id of ids) {
       const user = em.getUnitOfWork().getById<User>(User.name, id);
@@ -17,8 +22,16 @@ export function createUserByIdLoader(em: EntityManager): DataLoader<string, User
       }
     }
     if (missing.length > 0) {
-      for (const user of await em.find(User, { id: { $in: missing } })) {
-        known.set(user.id, user);
+      const rows = await selectRows(
+        em,
+        `${SELECT_USERS}(${placeholders(missing.length)})`,
+        missing,
+      );
+      for (const row of rows) {
+        const user = users.read(row);
+        if (user) {
+          known.set(user.id, user);
+        }
       }
     }
     return ids.map((id) => known.get(id) ?? null);

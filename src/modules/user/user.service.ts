@@ -3,7 +3,9 @@ import type { CountAttempt } from '../../auth/attempt-limiter';
 import type { PasswordHasher } from '../../auth/password';
 import { onUniqueViolation } from '../../shared/db-errors';
 import { ConflictError } from '../../shared/errors';
-import type { Page } from '../../shared/pagination';
+import { readAll, selectRows } from '../../db/records';
+import { type Page, pageClause, pageParams } from '../../shared/pagination';
+import { type UserRecord, userRecords } from './user.record';
 import { User } from './user.entity';
 import type { RegisterArgs } from './user.inputs';
 
@@ -13,6 +15,15 @@ export const escapeLikePattern = (text: string): string => text.replace(/[\\%_]/
 const emailTaken = () => new ConflictError('EMAIL_ALREADY_REGISTERED', 'Email already registered');
 const accountTaken = () =>
   new ConflictError('ACCOUNT_NAME_ALREADY_TAKEN', 'Account name already taken');
+
+const users = userRecords();
+const MATCHES =
+  `u."is_active" = true and u."deleted_at" is null ` +
+  `and (u."name" ilike ? or u."account" ilike ? or u."email" ilike ?)`;
+const SEARCH = {
+  select: `select ${users.select('u')} from "users" u where ${MATCHES} order by u."name", u."id"`,
+  count: `select count(*)::int as "total" from "users" u where ${MATCHES}`,
+};
 
 /** A user who can be seen by others: active and not deleted. */
 const visible = { isActive: true, deletedAt: null } as const;
@@ -58,20 +69,13 @@ export class UserService {
   }
 
   /** Case-insensitive substring search over name, account and e-mail; ordered by name, id. */
-  async search(q: string, page: Page): Promise<{ data: User[]; count: number }> {
+  async search(q: string, page: Page): Promise<{ data: UserRecord[]; count: number }> {
     const pattern = `%${escapeLikePattern(q.trim())}%`;
-    const [data, count] = await this.em.findAndCount(
-      User,
-      {
-        ...visible,
-        $or: [
-          { name: { $ilike: pattern } },
-          { account: { $ilike: pattern } },
-          { email: { $ilike: pattern } },
-        ],
-      },
-      { orderBy: { name: 'asc', id: 'asc' }, offset: page.skip, limit: page.limit ?? undefined },
-    );
-    return { data, count };
+    const matches = [pattern, pattern, pattern];
+    const [rows, counted] = await Promise.all([
+      selectRows(this.em, `${SEARCH.select}${pageClause(page)}`, [...matches, ...pageParams(page)]),
+      selectRows(this.em, SEARCH.count, matches),
+    ]);
+    return { data: readAll(users, rows), count: Number(counted[0]?.['total'] ?? 0) };
   }
 }
