@@ -1,5 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { compileOperation, type RunOperation } from '../src/graphql/compiled-query';
+import { compileWireConverter, type WireConverter } from './wire-output';
 import {
   type DocumentNode,
   type FragmentDefinitionNode,
@@ -17,6 +19,20 @@ export interface PreparedOperation {
   document: DocumentNode;
   definition: OperationDefinitionNode;
   fragments: ReadonlyMap<string, FragmentDefinitionNode>;
+  /** Runs the operation, compiled once to JavaScript (graphql-jit): same schema, same resolvers. */
+  run: RunOperation;
+  /** Turns the operation's result data into the REST wire form. */
+  toWire: WireConverter;
+}
+
+function compile(schema: GraphQLSchema, document: DocumentNode, name: string): RunOperation {
+  const compiled = compileOperation(schema, document, name);
+  if (typeof compiled !== 'function') {
+    throw new Error(
+      `REST operation ${name} does not compile: ${compiled.errors.map((e) => e.message).join('; ')}`,
+    );
+  }
+  return compiled;
 }
 
 const OPERATIONS_DIR = join(__dirname, 'operations');
@@ -73,6 +89,8 @@ export function loadOperations(schema: GraphQLSchema): ReadonlyMap<string, Prepa
       document,
       definition,
       fragments: used,
+      run: compile(schema, document, definition.name.value),
+      toWire: compileWireConverter(schema, definition, used),
     });
   }
   return operations;

@@ -12,7 +12,6 @@ import type { RouteSpec } from './route';
 import { routes as declaredRoutes } from './routes';
 import { clientFieldPath } from './names';
 import { gatherVariables, type RequestValues } from './wire-input';
-import { toWire } from './wire-output';
 
 export const REST_PREFIX = '/api/v1';
 
@@ -155,18 +154,13 @@ function handle(route: RouteSpec, executor: Executor): RequestHandler {
         });
         return;
       }
-      const result = await execute({
-        schema: executor.schema,
-        document: operation.document,
-        variableValues: gathered.variables,
-        contextValue: context,
-      });
+      const result = await operation.run(context, gathered.variables);
       const firstError = result.errors?.[0];
       if (firstError || !result.data) {
         sendFailure(res, route, firstError as GraphQLError, executor.logger);
         return;
       }
-      const wire = toWire(executor.schema, operation, result.data as Record<string, unknown>);
+      const wire = operation.toWire(result.data as Record<string, unknown>);
       const root = Object.values(wire)[0];
       if (route.errorStyle === 'oauth') {
         res.set('Cache-Control', 'no-store');

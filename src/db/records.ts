@@ -12,20 +12,29 @@ interface Column {
 }
 
 export const column = (name: string): Column => ({ name });
-export const timestampColumn = (name: string): Column => ({ name, read: toDate });
+export const timestampColumn = (name: string): Column => ({ name, read: toIsoTimestamp });
+
+/** Timestamps of records: ISO 8601 text as read (entities, when one stands in, hold Dates). */
+export type WithIsoTimestamps<T> = { [K in keyof T]: T[K] extends Date ? Date | string : T[K] };
 
 /**
- * A timestamp as the drivers answer it: PostgreSQL's text ('2026-11-22 04:21:03.032+00', the ORM
- * turns off pg's own parsing) or, on the embedded database, a Date.
+ * A timestamp as ISO 8601 UTC text with milliseconds, as the API writes it. PostgreSQL answers
+ * text (the ORM turns pg's own parsing off; sessions run in UTC), '2026-11-22 04:21:03.032+00',
+ * rewritten here without building a Date; the embedded database answers a Date.
  */
-export function toDate(value: unknown): Date {
+export function toIsoTimestamp(value: unknown): string {
   if (value instanceof Date) {
-    return value;
+    return value.toISOString();
   }
-  const text = String(value).replace(' ', 'T');
-  // JavaScript wants the offset's minutes: '+00' → '+00:00'.
-  const sign = text.charAt(text.length - 3);
-  return new Date(sign === '+' || sign === '-' ? `${text}:00` : text);
+  const text = String(value);
+  if (text.length >= 22 && text.endsWith('+00') && text.charAt(10) === ' ') {
+    const fraction = text.charAt(19) === '.' ? text.slice(20, text.length - 3) : '';
+    return `${text.slice(0, 10)}T${text.slice(11, 19)}.${`${fraction}000`.slice(0, 3)}Z`;
+  }
+  // Another offset: JavaScript wants its minutes ('+02' → '+02:00').
+  const iso = text.replace(' ', 'T');
+  const sign = iso.charAt(iso.length - 3);
+  return new Date(sign === '+' || sign === '-' ? `${iso}:00` : iso).toISOString();
 }
 
 /**

@@ -6,6 +6,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { Context } from '../context';
 import { GRAPHQL_LIMITS, graphqlArmor } from './armor';
+import { compiledExecution } from './compiled-execution';
 import { formatError } from './format-error';
 import { playgroundLandingPage } from './playground';
 
@@ -22,7 +23,7 @@ export function createApolloServer(options: {
 }): ApolloServer<Context> {
   const armor = graphqlArmor();
   return new ApolloServer<Context>({
-    schema: options.schema,
+    gateway: compiledExecution(options.schema),
     introspection: options.introspection,
     includeStacktraceInErrorResponses: false,
     allowBatchedHttpRequests: false,

@@ -1,6 +1,6 @@
 import { OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
-import { GraphQLDateTime, GraphQLUUID } from 'graphql-scalars';
+import { GraphQLDateTime, GraphQLUUID } from './scalars';
 import { Field, ObjectType } from 'type-graphql';
 
 /** Columns every table has: a UUID key and creation/update timestamps. */

@@ -1,10 +1,9 @@
-import { column, RecordReader, timestampColumn } from '../../db/records';
+import { column, RecordReader, timestampColumn, type WithIsoTimestamps } from '../../db/records';
 import type { Follow } from './follow.entity';
 
 /** A follow as reads answer it: its columns as a plain object (an entity satisfies it too). */
-export type FollowRecord = Pick<
-  Follow,
-  'id' | 'createdAt' | 'updatedAt' | 'followerId' | 'followingId'
+export type FollowRecord = WithIsoTimestamps<
+  Pick<Follow, 'id' | 'createdAt' | 'updatedAt' | 'followerId' | 'followingId'>
 >;
 
 /** Reads follow records from columns aliased with `prefix`. */

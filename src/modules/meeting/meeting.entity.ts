@@ -1,5 +1,5 @@
 import { Check, Entity, Enum, Index, ManyToOne, Property, type Ref } from '@mikro-orm/core';
-import { GraphQLDateTime } from 'graphql-scalars';
+import { GraphQLDateTime } from '../../shared/scalars';
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
 import { BaseEntity } from '../../shared/base.entity';
 import { User } from '../user/user.entity';

@@ -1,21 +1,23 @@
-import { column, RecordReader, timestampColumn } from '../../db/records';
+import { column, RecordReader, timestampColumn, type WithIsoTimestamps } from '../../db/records';
 import type { Meeting } from './meeting.entity';
 
 /** A meeting as reads answer it: its columns as a plain object (an entity satisfies it too). */
-export type MeetingRecord = Pick<
-  Meeting,
-  | 'id'
-  | 'createdAt'
-  | 'updatedAt'
-  | 'title'
-  | 'startTime'
-  | 'location'
-  | 'type'
-  | 'status'
-  | 'locationUrl'
-  | 'ownerId'
-  | 'appointedById'
-  | 'assignedToId'
+export type MeetingRecord = WithIsoTimestamps<
+  Pick<
+    Meeting,
+    | 'id'
+    | 'createdAt'
+    | 'updatedAt'
+    | 'title'
+    | 'startTime'
+    | 'location'
+    | 'type'
+    | 'status'
+    | 'locationUrl'
+    | 'ownerId'
+    | 'appointedById'
+    | 'assignedToId'
+  >
 >;
 
 /** Reads meeting records from columns aliased with `prefix`. */

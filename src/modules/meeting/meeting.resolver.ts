@@ -8,7 +8,7 @@ import {
   Resolver,
   Root,
 } from 'type-graphql';
-import { GraphQLUUID } from 'graphql-scalars';
+import { GraphQLUUID } from '../../shared/scalars';
 import type { Context } from '../../context';
 import { Viewer } from '../../shared/viewer.decorator';
 import { Participant } from '../participant/participant.entity';

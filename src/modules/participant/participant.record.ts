@@ -1,10 +1,9 @@
-import { column, RecordReader, timestampColumn } from '../../db/records';
+import { column, RecordReader, timestampColumn, type WithIsoTimestamps } from '../../db/records';
 import type { Participant } from './participant.entity';
 
 /** A participant as reads answer it: its columns as a plain object (an entity satisfies it too). */
-export type ParticipantRecord = Pick<
-  Participant,
-  'id' | 'createdAt' | 'updatedAt' | 'status' | 'meetingId' | 'userId'
+export type ParticipantRecord = WithIsoTimestamps<
+  Pick<Participant, 'id' | 'createdAt' | 'updatedAt' | 'status' | 'meetingId' | 'userId'>
 >;
 
 /** Reads participant records from columns aliased with `prefix`. */

@@ -1,5 +1,5 @@
 import { Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
-import { GraphQLUUID } from 'graphql-scalars';
+import { GraphQLUUID } from '../../shared/scalars';
 import type { Context } from '../../context';
 import { Meeting } from '../meeting/meeting.entity';
 import { User } from '../user/user.entity';

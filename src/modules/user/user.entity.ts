@@ -1,5 +1,5 @@
 import { Check, Entity, Enum, Index, Property } from '@mikro-orm/core';
-import { GraphQLEmailAddress, GraphQLLocalDate, GraphQLUUID } from 'graphql-scalars';
+import { GraphQLEmailAddress, GraphQLLocalDate, GraphQLUUID } from '../../shared/scalars';
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
 import { BaseEntity } from '../../shared/base.entity';
 

@@ -1,24 +1,26 @@
-import { column, RecordReader, timestampColumn } from '../../db/records';
+import { column, RecordReader, timestampColumn, type WithIsoTimestamps } from '../../db/records';
 import type { User } from './user.entity';
 
 /** A user as reads answer it: the public columns as a plain object (an entity satisfies it too). */
-export type UserRecord = Pick<
-  User,
-  | 'id'
-  | 'createdAt'
-  | 'updatedAt'
-  | 'name'
-  | 'email'
-  | 'account'
-  | 'roles'
-  | 'isActive'
-  | 'isVerified'
-  | 'isSuperuser'
-  | 'bio'
-  | 'dob'
-  | 'phone'
-  | 'avatarPhotoId'
-  | 'deletedAt'
+export type UserRecord = WithIsoTimestamps<
+  Pick<
+    User,
+    | 'id'
+    | 'createdAt'
+    | 'updatedAt'
+    | 'name'
+    | 'email'
+    | 'account'
+    | 'roles'
+    | 'isActive'
+    | 'isVerified'
+    | 'isSuperuser'
+    | 'bio'
+    | 'dob'
+    | 'phone'
+    | 'avatarPhotoId'
+    | 'deletedAt'
+  >
 >;
 
 /** Reads user records from columns aliased with `prefix`. */

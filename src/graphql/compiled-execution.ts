@@ -1,0 +1,58 @@
+import type {
+  GatewayExecutor,
+  GatewayInterface,
+  GatewaySchemaLoadOrUpdateCallback,
+} from '@apollo/server-gateway-interface';
+import { type DocumentNode, type GraphQLSchema, printSchema } from 'graphql';
+import { compileOperation } from './compiled-query';
+
+type Compiled = ReturnType<typeof compileOperation>;
+
+/**
+ * Executes /graphql operations compiled to JavaScript by graphql-jit, once per parsed document
+ * (Apollo keeps parsed, validated documents in its document store, so a document that recurs is
+ * the same object and compiles once). Apollo's executor hook is its gateway interface: a gateway
+ * here that serves our one local schema, so parsing, validation, limits, error formatting and the
+ * HTTP layer all stay Apollo's.
+ */
+export function compiledExecution(schema: GraphQLSchema): GatewayInterface {
+  const byDocument = new WeakMap<DocumentNode, Map<string, Compiled>>();
+  let listener: GatewaySchemaLoadOrUpdateCallback | null = null;
+
+  const compiledFor = (document: DocumentNode, operationName: string | undefined): Compiled => {
+    let operations = byDocument.get(document);
+    if (!operations) {
+      operations = new Map();
+      byDocument.set(document, operations);
+    }
+    const key = operationName ?? '';
+    let compiled = operations.get(key);
+    if (!compiled) {
+      compiled = compileOperation(schema, document, operationName);
+      operations.set(key, compiled);
+    }
+    return compiled;
+  };
+
+  const executor: GatewayExecutor = async (request) => {
+    const compiled = compiledFor(request.document, request.operationName ?? undefined);
+    if (typeof compiled !== 'function') {
+      return { errors: compiled.errors };
+    }
+    return compiled(request.context, request.request.variables ?? {});
+  };
+
+  return {
+    onSchemaLoadOrUpdate(callback) {
+      listener = callback;
+      return () => {
+        listener = null;
+      };
+    },
+    async load() {
+      listener?.({ apiSchema: schema, coreSupergraphSdl: printSchema(schema) });
+      return { executor };
+    },
+    async stop() {},
+  };
+}
