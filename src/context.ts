@@ -44,6 +44,10 @@ export async function createContext(deps: AppDependencies, request: RequestInfo)
   const em = deps.orm.em.fork();
   const loaders = createLoaders(em);
   const auth = await authenticate(request.authorization, em, deps.tokens);
+  if (auth.user) {
+    // The caller is often also a participant or follower being shown: no second read.
+    loaders.users.prime(auth.user.id, auth.user);
+  }
   const limit: CountAttempt = (attempt) => deps.attempts.consume({ ...attempt, ip: request.ip });
   return {
     em,

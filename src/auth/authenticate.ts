@@ -1,11 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { User } from '../modules/user/user.entity';
+import { selectRows } from '../db/records';
+import { type UserRecord, userRecords } from '../modules/user/user.record';
 import { InvalidTokenError, type TokenService } from './tokens';
 
 /** The outcome of reading a request's bearer token. */
 export type AuthState =
-  | { user: User; failure: null }
+  | { user: UserRecord; failure: null }
   | { user: null; failure: 'NOT_AUTHENTICATED' | 'INVALID_TOKEN' };
+
+const users = userRecords();
+const BY_ID = `select ${users.select('u')} from "users" u where u."id" = ?`;
+const BY_EMAIL = `select ${users.select('u')} from "users" u where u."email" = ?`;
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
@@ -31,10 +36,10 @@ export async function authenticate(
     }
     throw error;
   }
-  const user = await em.findOne(
-    User,
-    'userId' in subject ? { id: subject.userId } : { email: subject.email },
-  );
+  const rows = await selectRows(em, 'userId' in subject ? BY_ID : BY_EMAIL, [
+    'userId' in subject ? subject.userId : subject.email,
+  ]);
+  const user = rows[0] ? users.read(rows[0]) : null;
   if (!user || !user.isActive || user.deletedAt !== null) {
     return { user: null, failure: 'INVALID_TOKEN' };
   }

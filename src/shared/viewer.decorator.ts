@@ -1,10 +1,10 @@
 import { createParameterDecorator } from 'type-graphql';
 import type { Context } from '../context';
-import type { User } from '../modules/user/user.entity';
+import type { UserRecord } from '../modules/user/user.record';
 import { UnauthenticatedError } from './errors';
 
 /** The authenticated caller; refuses the operation when there is none. */
-export function requireViewer(context: Context): User {
+export function requireViewer(context: Context): UserRecord {
   if (context.auth.failure !== null) {
     throw new UnauthenticatedError(context.auth.failure);
   }

@@ -32,7 +32,7 @@ export class FollowResolver {
   })
   followingList(
     @Args(() => FollowListArgs) page: FollowListArgs,
-    @Viewer() viewer: User,
+    @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
   ) {
     return ctx.services.follows.list(viewer, 'following', page);
@@ -45,7 +45,7 @@ export class FollowResolver {
   })
   followersList(
     @Args(() => FollowListArgs) page: FollowListArgs,
-    @Viewer() viewer: User,
+    @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
   ) {
     return ctx.services.follows.list(viewer, 'followers', page);
@@ -55,13 +55,17 @@ export class FollowResolver {
   @Query(() => FollowStatusType, {
     description: 'Whether the caller and a user follow each other.',
   })
-  followStatus(@Args() args: UserIdArgs, @Viewer() viewer: User, @Ctx() ctx: Context) {
+  followStatus(@Args() args: UserIdArgs, @Viewer() viewer: UserRecord, @Ctx() ctx: Context) {
     return ctx.services.follows.status(viewer, args.userId.toLowerCase());
   }
 
   @Authorized()
   @Mutation(() => Follow, { description: 'Follows a user (following again changes nothing).' })
-  follow(@Args() args: UserIdArgs, @Viewer() viewer: User, @Ctx() ctx: Context): Promise<Follow> {
+  follow(
+    @Args() args: UserIdArgs,
+    @Viewer() viewer: UserRecord,
+    @Ctx() ctx: Context,
+  ): Promise<Follow> {
     return ctx.services.follows.follow(viewer, args.userId.toLowerCase());
   }
 
@@ -71,7 +75,7 @@ export class FollowResolver {
   })
   unfollow(
     @Args() args: UserIdArgs,
-    @Viewer() viewer: User,
+    @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
   ): Promise<boolean> {
     return ctx.services.follows.unfollow(viewer, args.userId.toLowerCase());

@@ -44,7 +44,7 @@ export class FollowService {
   ) {}
 
   /** Follows a user; following again changes nothing. */
-  async follow(viewer: User, userId: string): Promise<Follow> {
+  async follow(viewer: UserRecord, userId: string): Promise<Follow> {
     const target = await this.visibleUser(userId);
     if (target.id === viewer.id) {
       throw new ConflictError('CANNOT_FOLLOW_YOURSELF', 'You cannot follow yourself');
@@ -77,7 +77,7 @@ export class FollowService {
   }
 
   /** Stops following a user; unfollowing someone not followed changes nothing. */
-  async unfollow(viewer: User, userId: string): Promise<boolean> {
+  async unfollow(viewer: UserRecord, userId: string): Promise<boolean> {
     const target = await this.visibleUser(userId);
     const removed = await this.em.nativeDelete(Follow, {
       follower: viewer.id,
@@ -88,7 +88,7 @@ export class FollowService {
 
   /** The caller's follows (or followers), newest first, with the total; their users primed. */
   async list(
-    viewer: User,
+    viewer: UserRecord,
     direction: 'following' | 'followers',
     page: Page,
   ): Promise<{ data: FollowRecord[]; count: number }> {
@@ -112,7 +112,7 @@ export class FollowService {
     return { data, count: Number(counted[0]?.['total'] ?? 0) };
   }
 
-  async status(viewer: User, userId: string): Promise<FollowStatus> {
+  async status(viewer: UserRecord, userId: string): Promise<FollowStatus> {
     const target = await this.visibleUser(userId);
     const follows = await this.em.find(Follow, {
       $or: [

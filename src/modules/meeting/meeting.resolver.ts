@@ -32,7 +32,7 @@ export class MeetingResolver {
   })
   meeting(
     @Args() args: MeetingIdArgs,
-    @Viewer() viewer: User,
+    @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
   ): Promise<MeetingRecord> {
     return ctx.services.meetings.get(viewer, args.meetingId.toLowerCase());
@@ -44,7 +44,7 @@ export class MeetingResolver {
   })
   myMeetings(
     @Args() page: MeetingListArgs,
-    @Viewer() viewer: User,
+    @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
   ): Promise<MeetingRecord[]> {
     return ctx.services.meetings.listMine(viewer, page);
@@ -56,7 +56,7 @@ export class MeetingResolver {
   })
   meetingRequests(
     @Args() page: MeetingListArgs,
-    @Viewer() viewer: User,
+    @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
   ): Promise<ParticipantRecord[]> {
     return ctx.services.meetings.requests(viewer, page);
@@ -68,7 +68,7 @@ export class MeetingResolver {
   })
   createMeeting(
     @Args() args: CreateMeetingArgs,
-    @Viewer() viewer: User,
+    @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
   ): Promise<Meeting> {
     return ctx.services.meetings.create(viewer, args);
@@ -78,7 +78,7 @@ export class MeetingResolver {
   @Mutation(() => Participant, { description: 'Adds a user to a meeting (owner or admin only).' })
   addParticipant(
     @Args() args: AddParticipantArgs,
-    @Viewer() viewer: User,
+    @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
   ): Promise<Participant> {
     return ctx.services.meetings.addParticipant(viewer, args);
@@ -90,7 +90,7 @@ export class MeetingResolver {
   })
   approveMeeting(
     @Args() args: MeetingIdArgs,
-    @Viewer() viewer: User,
+    @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
   ): Promise<Meeting> {
     return ctx.services.meetings.approve(viewer, args.meetingId.toLowerCase());
@@ -100,7 +100,7 @@ export class MeetingResolver {
   @Mutation(() => Meeting, { description: 'The caller declines; all guests declined cancels it.' })
   declineMeeting(
     @Args() args: MeetingIdArgs,
-    @Viewer() viewer: User,
+    @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
   ): Promise<Meeting> {
     return ctx.services.meetings.decline(viewer, args.meetingId.toLowerCase());

@@ -14,6 +14,7 @@ import { meetingRecords, type MeetingRecord } from './meeting.record';
 import type { Loaders } from '../../loaders';
 import { Participant, ParticipantStatus } from '../participant/participant.entity';
 import { User } from '../user/user.entity';
+import { isAdmin, type UserRecord } from '../user/user.record';
 import { Meeting, MeetingStatus } from './meeting.entity';
 import type { AddParticipantArgs, CreateMeetingArgs } from './meeting.inputs';
 import { statusAfterAnswers } from './meeting.rules';
@@ -52,12 +53,12 @@ export class MeetingService {
   ) {}
 
   /** A meeting the viewer may see (owner, participant, admin); anyone else is told it does not exist. */
-  async get(viewer: User, meetingId: string): Promise<MeetingRecord> {
+  async get(viewer: UserRecord, meetingId: string): Promise<MeetingRecord> {
     const meeting = await this.loaders.meetings.load(meetingId);
     if (!meeting) {
       throw meetingNotFound();
     }
-    if (viewer.isAdmin || meeting.ownerId === viewer.id) {
+    if (isAdmin(viewer) || meeting.ownerId === viewer.id) {
       return meeting;
     }
     const participants = await this.loaders.participantsByMeeting.load(meetingId);
@@ -68,7 +69,7 @@ export class MeetingService {
   }
 
   /** Meetings the viewer owns or has accepted, latest start first. */
-  async listMine(viewer: User, page: Page): Promise<MeetingRecord[]> {
+  async listMine(viewer: UserRecord, page: Page): Promise<MeetingRecord[]> {
     const rows = await selectRows(this.em, `${SELECT_MINE}${pageClause(page)}`, [
       viewer.id,
       viewer.id,
@@ -79,7 +80,7 @@ export class MeetingService {
   }
 
   /** The viewer's unanswered invitations to meetings still open, newest first. */
-  async requests(viewer: User, page: Page): Promise<ParticipantRecord[]> {
+  async requests(viewer: UserRecord, page: Page): Promise<ParticipantRecord[]> {
     const rows = await selectRows(this.em, `${SELECT_REQUESTS}${pageClause(page)}`, [
       viewer.id,
       ParticipantStatus.NEW,
@@ -90,7 +91,7 @@ export class MeetingService {
   }
 
   /** Creates a pending meeting with the owner as an accepted participant and the invited users. */
-  async create(viewer: User, args: CreateMeetingArgs): Promise<Meeting> {
+  async create(viewer: UserRecord, args: CreateMeetingArgs): Promise<Meeting> {
     const invited = args.participants.map((participant) => participant.userId.toLowerCase());
     const problems: Record<string, 'INVALID_CHOICE'> = {};
     invited.forEach((userId, index) => {
@@ -124,7 +125,7 @@ export class MeetingService {
       startTime: new Date(input.startTime),
       location: input.location.trim(),
       locationUrl: input.locationUrl ?? null,
-      owner: viewer,
+      owner: this.em.getReference(User, viewer.id),
       appointedBy: input.appointedBy
         ? this.em.getReference(User, input.appointedBy.toLowerCase())
         : null,
@@ -136,7 +137,7 @@ export class MeetingService {
     const start = meeting.createdAt.getTime();
     this.em.create(Participant, {
       meeting,
-      user: viewer,
+      user: this.em.getReference(User, viewer.id),
       status: ParticipantStatus.ACCEPTED,
       createdAt: new Date(start),
     });
@@ -153,13 +154,13 @@ export class MeetingService {
   }
 
   /** Adds a user to a meeting; only its owner (or an admin) may. */
-  async addParticipant(viewer: User, args: AddParticipantArgs): Promise<Participant> {
+  async addParticipant(viewer: UserRecord, args: AddParticipantArgs): Promise<Participant> {
     const userId = args.userId.toLowerCase();
     const participant = await onUniqueViolation(
       () =>
         this.em.transactional(async (em) => {
           const { meeting, participants } = await this.lockVisible(em, viewer, args.meetingId);
-          if (!viewer.isAdmin && meeting.ownerId !== viewer.id) {
+          if (!isAdmin(viewer) && meeting.ownerId !== viewer.id) {
             throw new ForbiddenError(
               'ONLY_MEETING_OWNER_CAN_ADD_PARTICIPANTS',
               'Only the meeting owner can add participants',
@@ -191,17 +192,17 @@ export class MeetingService {
   }
 
   /** The viewer accepts; once everyone has, the meeting is confirmed. Repeating changes nothing. */
-  approve(viewer: User, meetingId: string): Promise<Meeting> {
+  approve(viewer: UserRecord, meetingId: string): Promise<Meeting> {
     return this.answer(viewer, meetingId, ParticipantStatus.ACCEPTED);
   }
 
   /** The viewer declines; once every guest has, the meeting is cancelled. */
-  decline(viewer: User, meetingId: string): Promise<Meeting> {
+  decline(viewer: UserRecord, meetingId: string): Promise<Meeting> {
     return this.answer(viewer, meetingId, ParticipantStatus.DECLINED);
   }
 
   private async answer(
-    viewer: User,
+    viewer: UserRecord,
     meetingId: string,
     status: ParticipantStatus,
   ): Promise<Meeting> {
@@ -235,7 +236,7 @@ export class MeetingService {
   /** Locks the meeting row for this transaction and checks that the viewer may see it. */
   private async lockVisible(
     em: EntityManager,
-    viewer: User,
+    viewer: UserRecord,
     meetingId: string,
   ): Promise<LockedMeeting> {
     const meeting = await em.findOne(
@@ -252,7 +253,7 @@ export class MeetingService {
       { orderBy: { createdAt: 'asc', id: 'asc' } },
     );
     const isParticipant = participants.some((participant) => participant.userId === viewer.id);
-    if (!viewer.isAdmin && meeting.ownerId !== viewer.id && !isParticipant) {
+    if (!isAdmin(viewer) && meeting.ownerId !== viewer.id && !isParticipant) {
       throw meetingNotFound();
     }
     return { meeting, participants };

@@ -2,6 +2,7 @@ import { Check, Entity, Enum, Index, Property } from '@mikro-orm/core';
 import { GraphQLEmailAddress, GraphQLLocalDate, GraphQLUUID } from '../../shared/scalars';
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
 import { BaseEntity } from '../../shared/base.entity';
+import { isAdmin } from './user.record';
 
 export enum Role {
   USER = 'user',
@@ -110,6 +111,6 @@ export class User extends BaseEntity<
 
   /** Admins and superusers may see and manage every meeting. */
   get isAdmin(): boolean {
-    return this.roles === Role.ADMIN || this.isSuperuser;
+    return isAdmin(this);
   }
 }

@@ -1,5 +1,5 @@
 import { column, RecordReader, timestampColumn, type WithIsoTimestamps } from '../../db/records';
-import type { User } from './user.entity';
+import { Role, type User } from './user.entity';
 
 /** A user as reads answer it: the public columns as a plain object (an entity satisfies it too). */
 export type UserRecord = WithIsoTimestamps<
@@ -22,6 +22,10 @@ export type UserRecord = WithIsoTimestamps<
     | 'deletedAt'
   >
 >;
+
+/** Admins and superusers may see and manage every meeting. */
+export const isAdmin = (user: Pick<UserRecord, 'roles' | 'isSuperuser'>): boolean =>
+  user.roles === Role.ADMIN || user.isSuperuser;
 
 /** Reads user records from columns aliased with `prefix`. */
 export const userRecords = (prefix = ''): RecordReader<UserRecord> =>

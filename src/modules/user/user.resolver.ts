@@ -3,6 +3,7 @@ import type { Context } from '../../context';
 import { Paginated } from '../../shared/pagination';
 import { Viewer } from '../../shared/viewer.decorator';
 import { User } from './user.entity';
+import type { UserRecord } from './user.record';
 import { AccountArgs, UserSearchArgs } from './user.inputs';
 
 export const UserPage = Paginated(User, 'UserPage');
@@ -11,7 +12,7 @@ export const UserPage = Paginated(User, 'UserPage');
 export class UserResolver {
   @Authorized()
   @Query(() => User, { description: 'The authenticated user.' })
-  me(@Viewer() viewer: User): User {
+  me(@Viewer() viewer: UserRecord): UserRecord {
     return viewer;
   }
 
@@ -30,12 +31,12 @@ export class UserResolver {
   }
 
   @FieldResolver(() => Int, { description: 'How many users this user follows.' })
-  followingCount(@Root() user: User, @Ctx() ctx: Context): Promise<number> {
+  followingCount(@Root() user: UserRecord, @Ctx() ctx: Context): Promise<number> {
     return ctx.loaders.followingCount.load(user.id);
   }
 
   @FieldResolver(() => Int, { description: 'How many users follow this user.' })
-  followersCount(@Root() user: User, @Ctx() ctx: Context): Promise<number> {
+  followersCount(@Root() user: UserRecord, @Ctx() ctx: Context): Promise<number> {
     return ctx.loaders.followersCount.load(user.id);
   }
 }
