@@ -6,10 +6,11 @@ import { createFollowCountLoader, createUserByIdLoader } from './modules/user/us
 /** Per-request batch loaders: created with the request's context, so batching never leaks. */
 export function createLoaders(em: EntityManager) {
   const users = createUserByIdLoader(em);
+  const participantsByMeeting = createParticipantsByMeetingLoader(em, users);
   return {
     users,
-    meetings: createMeetingByIdLoader(em),
-    participantsByMeeting: createParticipantsByMeetingLoader(em, users),
+    meetings: createMeetingByIdLoader(em, { participantsByMeeting, users }),
+    participantsByMeeting,
     followingCount: createFollowCountLoader(em, 'follower'),
     followersCount: createFollowCountLoader(em, 'following'),
   };
