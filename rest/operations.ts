@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileOperation, type RunOperation } from '../src/graphql/compiled-query';
-import { compileWireConverter, type WireConverter } from './wire-output';
+import { compileWireWriter, type WireWriter } from './wire-output';
 import {
   type DocumentNode,
   type FragmentDefinitionNode,
@@ -21,8 +21,8 @@ export interface PreparedOperation {
   fragments: ReadonlyMap<string, FragmentDefinitionNode>;
   /** Runs the operation, compiled once to JavaScript (graphql-jit): same schema, same resolvers. */
   run: RunOperation;
-  /** Turns the operation's result data into the REST wire form. */
-  toWire: WireConverter;
+  /** Writes the JSON of the result's root field in the REST wire form. */
+  writeRoot: WireWriter;
 }
 
 function compile(schema: GraphQLSchema, document: DocumentNode, name: string): RunOperation {
@@ -90,7 +90,7 @@ export function loadOperations(schema: GraphQLSchema): ReadonlyMap<string, Prepa
       definition,
       fragments: used,
       run: compile(schema, document, definition.name.value),
-      toWire: compileWireConverter(schema, definition, used),
+      writeRoot: compileWireWriter(schema, definition, used),
     });
   }
   return operations;

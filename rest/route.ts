@@ -9,8 +9,8 @@ export interface RouteResponse {
   status: number;
   description: string;
   schema: SchemaRef;
-  /** Builds the body from the root field of the result, already in wire form. */
-  body: (root: unknown) => unknown;
+  /** A fixed `{ "message": … }` body; without one, the body is the operation's root field. */
+  message?: string;
 }
 
 /**

@@ -160,12 +160,18 @@ function handle(route: RouteSpec, executor: Executor): RequestHandler {
         sendFailure(res, route, firstError as GraphQLError, executor.logger);
         return;
       }
-      const wire = operation.toWire(result.data as Record<string, unknown>);
-      const root = Object.values(wire)[0];
       if (route.errorStyle === 'oauth') {
         res.set('Cache-Control', 'no-store');
       }
-      res.status(route.response.status).json(route.response.body(root));
+      const { status, message } = route.response;
+      if (message !== undefined) {
+        res.status(status).json({ message });
+      } else {
+        res
+          .status(status)
+          .type('json')
+          .send(operation.writeRoot(result.data as Record<string, unknown>));
+      }
     } catch (error) {
       const oauth = route.errorStyle === 'oauth';
       if (error instanceof BodyError) {

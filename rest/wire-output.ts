@@ -13,31 +13,33 @@ import {
 } from 'graphql';
 import { toSnake } from './names';
 
-type Convert = (value: unknown) => unknown;
+type Write = (value: unknown) => string;
 
-/** One selected field: where it is in the GraphQL result, its wire name, how its value converts. */
+/** One selected field: where it is in the GraphQL result, its wire name, how its value is written. */
 interface FieldPlan {
   key: string;
-  wire: string;
-  convert: Convert;
+  /** `"snake_name":`, ready to be followed by the value. */
+  prefix: string;
+  write: Write;
 }
 
-/** A GraphQL result turned into the REST wire form. */
-export type WireConverter = (data: Record<string, unknown>) => Record<string, unknown>;
+/** The JSON text of an operation's root field, in the REST wire form. */
+export type WireWriter = (data: Record<string, unknown>) => string;
 
-const asIs: Convert = (value) => value;
+const scalar: Write = (value) => JSON.stringify(value) ?? 'null';
 
 /**
- * Compiles, once per operation, the conversion of its results into the REST wire form: snake_case
+ * Compiles, once per operation, the writing of its result's root field as REST JSON: snake_case
  * keys in selection order and enum values as the contract spells them (`ALL_HANDS` →
  * `all-hands`). Driven by the operation's selections and the schema's types, so it works for every
- * route alike, and no request walks the selections again.
+ * route alike; no request walks the selections again or builds the converted objects first.
+ * The text is what JSON.stringify would write for the converted value.
  */
-export function compileWireConverter(
+export function compileWireWriter(
   schema: GraphQLSchema,
   definition: OperationDefinitionNode,
   fragments: ReadonlyMap<string, FragmentDefinitionNode>,
-): WireConverter {
+): WireWriter {
   const root =
     definition.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
   if (!root) {
@@ -60,8 +62,8 @@ export function compileWireConverter(
           const field = type.getFields()[selection.name.value];
           plans.push({
             key,
-            wire: toSnake(key),
-            convert: field ? converterFor(field.type, selection.selectionSet) : asIs,
+            prefix: `${JSON.stringify(toSnake(key))}:`,
+            write: field ? writerFor(field.type, selection.selectionSet) : scalar,
           });
         }
       }
@@ -70,31 +72,39 @@ export function compileWireConverter(
     return plans;
   };
 
-  const objectConverter = (plans: readonly FieldPlan[]) => (value: Record<string, unknown>) => {
-    const out: Record<string, unknown> = {};
-    for (const plan of plans) {
-      if (plan.key in value) {
-        out[plan.wire] = plan.convert(value[plan.key]);
+  const objectWriter =
+    (plans: readonly FieldPlan[]): Write =>
+    (value) => {
+      const object = value as Record<string, unknown>;
+      let text = '';
+      for (const plan of plans) {
+        if (plan.key in object) {
+          text += `${text === '' ? '' : ','}${plan.prefix}${plan.write(object[plan.key])}`;
+        }
       }
-    }
-    return out;
-  };
+      return `{${text}}`;
+    };
 
-  const converterFor = (type: GraphQLOutputType, selectionSet?: SelectionSetNode): Convert => {
+  const writerFor = (type: GraphQLOutputType, selectionSet?: SelectionSetNode): Write => {
     const inner = isNonNullType(type) ? type.ofType : type;
-    let convert: Convert = asIs;
+    let write: Write = scalar;
     if (isListType(inner)) {
-      const item = converterFor(inner.ofType, selectionSet);
-      convert = (value) => (value as unknown[]).map(item);
+      const item = writerFor(inner.ofType, selectionSet);
+      write = (value) => `[${(value as unknown[]).map(item).join(',')}]`;
     } else if (isEnumType(inner)) {
-      const wireValues = new Map(inner.getValues().map((value) => [value.name, value.value]));
-      convert = (value) => wireValues.get(String(value)) ?? value;
+      const wireValues = new Map(
+        inner.getValues().map((value) => [value.name, JSON.stringify(value.value)]),
+      );
+      write = (value) => wireValues.get(String(value)) ?? scalar(value);
     } else if (selectionSet && isObjectType(inner)) {
-      const object = objectConverter(fieldsOf(inner, selectionSet));
-      convert = (value) => object(value as Record<string, unknown>);
+      write = objectWriter(fieldsOf(inner, selectionSet));
     }
-    return (value) => (value === null || value === undefined ? null : convert(value));
+    return (value) => (value === null || value === undefined ? 'null' : write(value));
   };
 
-  return objectConverter(fieldsOf(root, definition.selectionSet));
+  const [first] = fieldsOf(root, definition.selectionSet);
+  if (!first) {
+    throw new Error('operation selects no root field');
+  }
+  return (data) => first.write(data[first.key]);
 }

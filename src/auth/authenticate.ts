@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { selectRows } from '../db/records';
+import { selectRows } from '../db/select';
 import { type UserRecord, userRecords } from '../modules/user/user.record';
 import { InvalidTokenError, type TokenService } from './tokens';
 

@@ -1,5 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-
 /** A row as the driver answers it: column alias → value. */
 export type Row = Readonly<Record<string, unknown>>;
 
@@ -86,17 +84,4 @@ export function readAll<R>(reader: RecordReader<R>, rows: readonly Row[]): R[] {
     }
   }
   return records;
-}
-
-/** `?, ?, ?` for an `in (…)` list of `count` values. */
-export const placeholders = (count: number): string =>
-  new Array<string>(count).fill('?').join(', ');
-
-/** Runs one SELECT in the entity manager's transaction, if any; counted like the ORM's own. */
-export function selectRows(
-  em: EntityManager,
-  sql: string,
-  params: readonly unknown[] = [],
-): Promise<Row[]> {
-  return em.getConnection().execute<Row[]>(sql, [...params], 'all', em.getTransactionContext());
 }

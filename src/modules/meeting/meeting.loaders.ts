@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
-import { placeholders, selectRows } from '../../db/records';
+import { arrayLiteral, selectRows } from '../../db/select';
 import { type ParticipantRecord, participantRecords } from '../participant/participant.record';
 import { type UserRecord, userRecords } from '../user/user.record';
 import { type MeetingRecord, meetingRecords } from './meeting.record';
@@ -11,7 +11,7 @@ const users = userRecords('u_');
 const SELECT_MEETINGS_WITH_PARTICIPANTS =
   `select ${meetings.select('m')}, ${participants.select('p')}, ${users.select('u')} ` +
   `from "meetings" m left join "participants" p on p."meeting_id" = m."id" ` +
-  `left join "users" u on u."id" = p."user_id" where m."id" in `;
+  `left join "users" u on u."id" = p."user_id" where m."id" = any(?::uuid[])`;
 const ORDER = ` order by m."id", p."created_at", p."id"`;
 
 /**
@@ -27,11 +27,9 @@ export function createMeetingByIdLoader(
   },
 ): DataLoader<string, MeetingRecord | null> {
   return new DataLoader(async (ids) => {
-    const rows = await selectRows(
-      em,
-      `${SELECT_MEETINGS_WITH_PARTICIPANTS}(${placeholders(ids.length)})${ORDER}`,
-      ids,
-    );
+    const rows = await selectRows(em, `${SELECT_MEETINGS_WITH_PARTICIPANTS}${ORDER}`, [
+      arrayLiteral(ids),
+    ]);
     const byId = new Map<string, { meeting: MeetingRecord; participants: ParticipantRecord[] }>();
     for (const row of rows) {
       const id = row['id'] as string;

@@ -8,7 +8,8 @@ import {
   ValidationFailedError,
 } from '../../shared/errors';
 import { type Page, pageClause, pageParams } from '../../shared/pagination';
-import { readAll, selectRows } from '../../db/records';
+import { readAll } from '../../db/records';
+import { selectRows } from '../../db/select';
 import { participantRecords, type ParticipantRecord } from '../participant/participant.record';
 import { meetingRecords, type MeetingRecord } from './meeting.record';
 import type { Loaders } from '../../loaders';

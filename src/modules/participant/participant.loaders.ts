@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
-import { placeholders, selectRows } from '../../db/records';
+import { arrayLiteral, selectRows } from '../../db/select';
 import { type UserRecord, userRecords } from '../user/user.record';
 import { type ParticipantRecord, participantRecords } from './participant.record';
 
@@ -8,7 +8,7 @@ const participants = participantRecords();
 const users = userRecords('u_');
 const SELECT_PARTICIPANTS_WITH_USERS =
   `select ${participants.select('p')}, ${users.select('u')} from "participants" p ` +
-  `join "users" u on u."id" = p."user_id" where p."meeting_id" in `;
+  `join "users" u on u."id" = p."user_id" where p."meeting_id" = any(?::uuid[])`;
 const ORDER = ` order by p."meeting_id", p."created_at", p."id"`;
 
 /**
@@ -20,11 +20,9 @@ export function createParticipantsByMeetingLoader(
   userLoader: DataLoader<string, UserRecord | null>,
 ): DataLoader<string, ParticipantRecord[]> {
   return new DataLoader(async (meetingIds) => {
-    const rows = await selectRows(
-      em,
-      `${SELECT_PARTICIPANTS_WITH_USERS}(${placeholders(meetingIds.length)})${ORDER}`,
-      meetingIds,
-    );
+    const rows = await selectRows(em, `${SELECT_PARTICIPANTS_WITH_USERS}${ORDER}`, [
+      arrayLiteral(meetingIds),
+    ]);
     const byMeeting = new Map<string, ParticipantRecord[]>(meetingIds.map((id) => [id, []]));
     for (const row of rows) {
       const participant = participants.read(row);

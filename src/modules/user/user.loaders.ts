@@ -1,11 +1,11 @@
 import { type EntityManager, wrap } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
-import { placeholders, selectRows } from '../../db/records';
+import { arrayLiteral, selectRows } from '../../db/select';
 import { User } from './user.entity';
 import { type UserRecord, userRecords } from './user.record';
 
 const users = userRecords();
-const SELECT_USERS = `select ${users.select('u')} from "users" u where u."id" in `;
+const SELECT_USERS = `select ${users.select('u')} from "users" u where u."id" = any(?::uuid[])`;
 
 /** Users by id; users already loaded in this request's identity map cost no query. */
 export function createUserByIdLoader(em: EntityManager): DataLoader<string, UserRecord | null> {
@@ -22,11 +22,7 @@ export function createUserByIdLoader(em: EntityManager): DataLoader<string, User
       }
     }
     if (missing.length > 0) {
-      const rows = await selectRows(
-        em,
-        `${SELECT_USERS}(${placeholders(missing.length)})`,
-        missing,
-      );
+      const rows = await selectRows(em, SELECT_USERS, [arrayLiteral(missing)]);
       for (const row of rows) {
         const user = users.read(row);
         if (user) {

@@ -3,7 +3,8 @@ import type { CountAttempt } from '../../auth/attempt-limiter';
 import type { PasswordHasher } from '../../auth/password';
 import { onUniqueViolation } from '../../shared/db-errors';
 import { ConflictError } from '../../shared/errors';
-import { readAll, selectRows } from '../../db/records';
+import { readAll } from '../../db/records';
+import { selectRows } from '../../db/select';
 import { type Page, pageClause, pageParams } from '../../shared/pagination';
 import { type UserRecord, userRecords } from './user.record';
 import { User } from './user.entity';
@@ -73,8 +74,15 @@ export class UserService {
     const pattern = `%${escapeLikePattern(q.trim())}%`;
     const matches = [pattern, pattern, pattern];
     const [rows, counted] = await Promise.all([
-      selectRows(this.em, `${SEARCH.select}${pageClause(page)}`, [...matches, ...pageParams(page)]),
-      selectRows(this.em, SEARCH.count, matches),
+      selectRows(
+        this.em,
+        `${SEARCH.select}${pageClause(page)}`,
+        [...matches, ...pageParams(page)],
+        {
+          prepared: false,
+        },
+      ),
+      selectRows(this.em, SEARCH.count, matches, { prepared: false }),
     ]);
     return { data: readAll(users, rows), count: Number(counted[0]?.['total'] ?? 0) };
   }
