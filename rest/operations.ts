@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileOperation, type RunOperation } from '../src/graphql/compiled-query';
-import { compileWireWriter, type WireWriter } from './wire-output';
+import { wireEnumSerializers, withWireNames } from './wire-output';
 import {
   type DocumentNode,
   type FragmentDefinitionNode,
@@ -19,14 +19,21 @@ export interface PreparedOperation {
   document: DocumentNode;
   definition: OperationDefinitionNode;
   fragments: ReadonlyMap<string, FragmentDefinitionNode>;
-  /** Runs the operation, compiled once to JavaScript (graphql-jit): same schema, same resolvers. */
+  /**
+   * Runs the operation, compiled once to JavaScript (graphql-jit) with the same schema and
+   * resolvers, and answers its data in the REST wire form: snake_case keys, enums as spelled by
+   * the contract.
+   */
   run: RunOperation;
-  /** Writes the JSON of the result's root field in the REST wire form. */
-  writeRoot: WireWriter;
 }
 
 function compile(schema: GraphQLSchema, document: DocumentNode, name: string): RunOperation {
-  const compiled = compileOperation(schema, document, name);
+  const compiled = compileOperation(
+    schema,
+    withWireNames(document),
+    name,
+    wireEnumSerializers(schema),
+  );
   if (typeof compiled !== 'function') {
     throw new Error(
       `REST operation ${name} does not compile: ${compiled.errors.map((e) => e.message).join('; ')}`,
@@ -90,7 +97,6 @@ export function loadOperations(schema: GraphQLSchema): ReadonlyMap<string, Prepa
       definition,
       fragments: used,
       run: compile(schema, document, definition.name.value),
-      writeRoot: compileWireWriter(schema, definition, used),
     });
   }
   return operations;

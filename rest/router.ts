@@ -167,10 +167,7 @@ function handle(route: RouteSpec, executor: Executor): RequestHandler {
       if (message !== undefined) {
         res.status(status).json({ message });
       } else {
-        res
-          .status(status)
-          .type('json')
-          .send(operation.writeRoot(result.data as Record<string, unknown>));
+        res.status(status).json(Object.values(result.data)[0]);
       }
     } catch (error) {
       const oauth = route.errorStyle === 'oauth';

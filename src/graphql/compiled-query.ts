@@ -24,13 +24,19 @@ function asGraphQLJsError(error: GraphQLError): GraphQLError {
   return converted;
 }
 
-/** Compiles one operation of a document, or answers why it cannot run (as execute would). */
+/**
+ * Compiles one operation of a document, or answers why it cannot run (as execute would).
+ * `serializers` replace the output serialisation of the named leaf types.
+ */
 export function compileOperation(
   schema: GraphQLSchema,
   document: DocumentNode,
   operationName?: string,
+  serializers: Readonly<Record<string, (value: unknown) => unknown>> = {},
 ): RunOperation | { errors: readonly GraphQLError[] } {
-  const compiled = compileQuery(schema, document, operationName);
+  const compiled = compileQuery(schema, document, operationName, {
+    customSerializers: { ...serializers },
+  });
   if (!isCompiledQuery(compiled)) {
     return { errors: compiled.errors ?? [] };
   }
