@@ -1,6 +1,8 @@
 import { Check, Entity, Index, ManyToOne, type Ref, Unique } from '@mikro-orm/core';
-import { ObjectType } from 'type-graphql';
+import { Field, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../../shared/base.entity';
+import { deriveRelationIds } from '../../shared/relation-ids';
+import { GraphQLUUID } from '../../shared/scalars';
 import { User } from '../user/user.entity';
 
 /** `follower` follows `following`. */
@@ -17,11 +19,11 @@ export class Follow extends BaseEntity<'followerId' | 'followingId'> {
   @ManyToOne(() => User, { ref: true, deleteRule: 'cascade' })
   following!: Ref<User>;
 
-  get followerId(): string {
-    return this.follower.id;
-  }
+  @Field(() => GraphQLUUID, { description: 'Id of the user who follows.' })
+  readonly followerId!: string;
 
-  get followingId(): string {
-    return this.following.id;
-  }
+  @Field(() => GraphQLUUID, { description: 'Id of the user who is followed.' })
+  readonly followingId!: string;
 }
+
+deriveRelationIds(Follow, { followerId: 'follower', followingId: 'following' });

@@ -8,7 +8,6 @@ import {
   Resolver,
   Root,
 } from 'type-graphql';
-import { GraphQLUUID } from '../../shared/scalars';
 import type { Context } from '../../context';
 import { PageArgs, Paginated } from '../../shared/pagination';
 import { Viewer } from '../../shared/viewer.decorator';
@@ -79,16 +78,6 @@ export class FollowResolver {
     @Ctx() ctx: Context,
   ): Promise<boolean> {
     return ctx.services.follows.unfollow(viewer, args.userId.toLowerCase());
-  }
-
-  @FieldResolver(() => GraphQLUUID, { description: 'Id of the user who follows.' })
-  followerId(@Root() follow: FollowRecord): string {
-    return follow.followerId;
-  }
-
-  @FieldResolver(() => GraphQLUUID, { description: 'Id of the user who is followed.' })
-  followingId(@Root() follow: FollowRecord): string {
-    return follow.followingId;
   }
 
   @FieldResolver(() => User, { name: 'follower', description: 'The user who follows.' })

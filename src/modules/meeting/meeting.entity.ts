@@ -1,5 +1,6 @@
 import { Check, Entity, Enum, Index, ManyToOne, Property, type Ref } from '@mikro-orm/core';
-import { GraphQLDateTime } from '../../shared/scalars';
+import { deriveRelationIds } from '../../shared/relation-ids';
+import { GraphQLDateTime, GraphQLUUID } from '../../shared/scalars';
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
 import { BaseEntity } from '../../shared/base.entity';
 import { User } from '../user/user.entity';
@@ -88,10 +89,8 @@ export class Meeting extends BaseEntity<
   @Property({ type: 'string', length: MEETING_LIMITS.locationUrl.max, nullable: true })
   locationUrl: string | null = null;
 
-  /** Id of the owner (exposed by MeetingResolver.ownerId). */
-  get ownerId(): string {
-    return this.owner.id;
-  }
+  @Field(() => GraphQLUUID, { description: 'Id of the user who owns the meeting.' })
+  readonly ownerId!: string;
 
   get appointedById(): string | null {
     return this.appointedBy?.id ?? null;
@@ -106,3 +105,5 @@ export class Meeting extends BaseEntity<
     return this.status === MeetingStatus.CANCELLED || this.status === MeetingStatus.COMPLETED;
   }
 }
+
+deriveRelationIds(Meeting, { ownerId: 'owner' });

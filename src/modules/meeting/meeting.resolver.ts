@@ -106,11 +106,6 @@ export class MeetingResolver {
     return ctx.services.meetings.decline(viewer, args.meetingId.toLowerCase());
   }
 
-  @FieldResolver(() => GraphQLUUID, { description: 'Id of the user who owns the meeting.' })
-  ownerId(@Root() meeting: MeetingRecord): string {
-    return meeting.ownerId;
-  }
-
   @FieldResolver(() => GraphQLUUID, {
     name: 'appointedBy',
     nullable: true,

@@ -1,6 +1,8 @@
 import { Entity, Enum, Index, ManyToOne, type Ref, Unique } from '@mikro-orm/core';
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
 import { BaseEntity } from '../../shared/base.entity';
+import { deriveRelationIds } from '../../shared/relation-ids';
+import { GraphQLUUID } from '../../shared/scalars';
 import { Meeting } from '../meeting/meeting.entity';
 import { User } from '../user/user.entity';
 
@@ -38,11 +40,11 @@ export class Participant extends BaseEntity<'status' | 'meetingId' | 'userId'> {
   })
   status: ParticipantStatus = ParticipantStatus.NEW;
 
-  get meetingId(): string {
-    return this.meeting.id;
-  }
+  @Field(() => GraphQLUUID, { description: 'Id of the meeting.' })
+  readonly meetingId!: string;
 
-  get userId(): string {
-    return this.user.id;
-  }
+  @Field(() => GraphQLUUID, { description: 'Id of the participating user.' })
+  readonly userId!: string;
 }
+
+deriveRelationIds(Participant, { meetingId: 'meeting', userId: 'user' });

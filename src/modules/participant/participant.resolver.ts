@@ -1,5 +1,4 @@
 import { Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
-import { GraphQLUUID } from '../../shared/scalars';
 import type { Context } from '../../context';
 import { Meeting } from '../meeting/meeting.entity';
 import { User } from '../user/user.entity';
@@ -10,16 +9,6 @@ import type { UserRecord } from '../user/user.record';
 
 @Resolver(() => Participant)
 export class ParticipantResolver {
-  @FieldResolver(() => GraphQLUUID, { description: 'Id of the meeting.' })
-  meetingId(@Root() participant: ParticipantRecord): string {
-    return participant.meetingId;
-  }
-
-  @FieldResolver(() => GraphQLUUID, { description: 'Id of the participating user.' })
-  userId(@Root() participant: ParticipantRecord): string {
-    return participant.userId;
-  }
-
   @FieldResolver(() => User, { description: 'The participating user.' })
   user(@Root() participant: ParticipantRecord, @Ctx() ctx: Context): Promise<UserRecord | null> {
     return ctx.loaders.users.load(participant.userId);
