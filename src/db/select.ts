@@ -1,3 +1,4 @@
+import { PostgreSqlKnexDialect } from '@mikro-orm/knex';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Knex } from 'knex';
 import type { QueryConfig } from 'pg';
@@ -43,7 +44,8 @@ const isServer = new WeakMap<Knex, boolean>();
 function onServer(knex: Knex): boolean {
   let server = isServer.get(knex);
   if (server === undefined) {
-    server = knex.client.config.client === 'pg';
+    // The embedded database has a dialect of its own; a server is reached through this one.
+    server = knex.client.config.client === PostgreSqlKnexDialect;
     isServer.set(knex, server);
   }
   return server;
