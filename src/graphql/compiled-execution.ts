@@ -3,7 +3,7 @@ import type {
   GatewayInterface,
   GatewaySchemaLoadOrUpdateCallback,
 } from '@apollo/server-gateway-interface';
-import { type DocumentNode, type GraphQLSchema, printSchema } from 'graphql';
+import { type DocumentNode, execute, type GraphQLSchema, printSchema } from 'graphql';
 import { compileOperation } from './compiled-query';
 
 type Compiled = ReturnType<typeof compileOperation>;
@@ -35,6 +35,17 @@ export function compiledExecution(schema: GraphQLSchema): GatewayInterface {
   };
 
   const executor: GatewayExecutor = async (request) => {
+    if (!request.operation) {
+      // No operation of that name (or several and none named): graphql-js says so as it always has.
+      return execute({
+        schema,
+        document: request.document,
+        // The name asked for: Apollo's own operationName is null when it resolved none.
+        operationName: request.request.operationName,
+        contextValue: request.context,
+        variableValues: request.request.variables,
+      });
+    }
     const compiled = compiledFor(request.document, request.operationName ?? undefined);
     if (typeof compiled !== 'function') {
       return { errors: compiled.errors };

@@ -1,7 +1,9 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122015109 } from './Migration20261122015109';
+import { Migration20261122060000 } from './Migration20261122060000';
 
 /** Every migration, oldest first; listed here so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122015109', class: Migration20261122015109 },
+  { name: 'Migration20261122060000', class: Migration20261122060000 },
 ];

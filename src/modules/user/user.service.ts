@@ -23,7 +23,12 @@ const MATCHES =
   `and (u."name" ilike ? or u."account" ilike ? or u."email" ilike ?)`;
 const SEARCH = {
   select: `select ${users.select('u')} from "users" u where ${MATCHES} order by u."name", u."id"`,
-  count: `select count(*)::int as "total" from "users" u where ${MATCHES}`,
+  // Two or three characters: the total kept by the user_search_grams triggers (migration
+  // 20261122060000); longer texts are selective, so counting their matches is cheap.
+  count:
+    `select case when char_length(lower(?)) between 2 and 3 ` +
+    `then coalesce((select g."users" from "user_search_grams" g where g."gram" = lower(?)), 0) ` +
+    `else (select count(*)::int from "users" u where ${MATCHES}) end as "total"`,
 };
 
 /** A user who can be seen by others: active and not deleted. */
@@ -71,7 +76,8 @@ export class UserService {
 
   /** Case-insensitive substring search over name, account and e-mail; ordered by name, id. */
   async search(q: string, page: Page): Promise<{ data: UserRecord[]; count: number }> {
-    const pattern = `%${escapeLikePattern(q.trim())}%`;
+    const text = q.trim();
+    const pattern = `%${escapeLikePattern(text)}%`;
     const matches = [pattern, pattern, pattern];
     const [rows, counted] = await Promise.all([
       selectRows(
@@ -82,7 +88,7 @@ export class UserService {
           prepared: false,
         },
       ),
-      selectRows(this.em, SEARCH.count, matches, { prepared: false }),
+      selectRows(this.em, SEARCH.count, [text, text, ...matches], { prepared: false }),
     ]);
     return { data: readAll(users, rows), count: Number(counted[0]?.['total'] ?? 0) };
   }
