@@ -5,7 +5,6 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Express } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
 import { AttemptLimiter } from './auth/attempt-limiter';
 import { loadSigningKey } from './auth/keys';
 import { PasswordHasher, type PasswordHashCost } from './auth/password';
@@ -19,6 +18,7 @@ import { playgroundAssets, playgroundAssetsMount, renderPlayground } from './gra
 import { healthRoutes } from './http/health.routes';
 import { errorHandler, notFound } from './http/http-errors';
 import { oauthMetadataRoutes } from './http/oauth-metadata.routes';
+import { requestLogging } from './http/request-log';
 import { corsPolicy, inlineScriptHashes, securityHeaders } from './http/security';
 import { createLogger } from './logger';
 import { createSchema } from './schema/build-schema';
@@ -89,23 +89,10 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
   const playgroundHtml = renderPlayground(GRAPHQL_PATH);
   app.use(securityHeaders(inlineScriptHashes(playgroundHtml)));
   app.use(corsPolicy(config.corsOrigins));
-  app.use((_req, res, next) => {
-    QueryCounter.withScope((stats) => {
-      res.locals['queryStats'] = stats;
-      next();
-    });
-  });
-  app.use(
-    pinoHttp({
-      logger,
-      customSuccessObject: (_req, res, fields: object) => ({
-        ...fields,
-        sqlStatements: (res.locals as { queryStats?: { statements: number } }).queryStats
-          ?.statements,
-      }),
-      autoLogging: { ignore: (req) => req.url?.startsWith('/health/') ?? false },
-    }),
-  );
+  const logging = requestLogging(logger);
+  if (logging.length > 0) {
+    app.use(logging);
+  }
   const health = healthRoutes(database.orm, () => shuttingDown);
   app.use(health);
   app.use(REST_PREFIX, health);
