@@ -72,14 +72,19 @@ export async function selectRows(
   }
   em.config.get('onQuery')(sql, [...params]);
   const { text, name } = forServer(sql);
-  const client = (await knex.client.acquireConnection()) as PgConnection;
   try {
-    const query: QueryConfig = { text, values: [...params] };
-    if (options.prepared ?? true) {
-      query.name = name;
+    const client = (await knex.client.acquireConnection()) as PgConnection;
+    try {
+      const query: QueryConfig = { text, values: [...params] };
+      if (options.prepared ?? true) {
+        query.name = name;
+      }
+      return (await client.query(query)).rows;
+    } finally {
+      knex.client.releaseConnection(client);
     }
-    return (await client.query(query)).rows;
-  } finally {
-    knex.client.releaseConnection(client);
+  } catch (error) {
+    // The driver errors the ORM would have raised (a lost database: ConnectionException, 503).
+    throw em.getDriver().convertException(error as Error);
   }
 }
