@@ -6,7 +6,7 @@ import { notFound, sendError } from '../src/http/http-errors';
 import { isDatabaseUnavailable } from '../src/shared/db-errors';
 import { BODY_LIMIT_BYTES, BodyError, readBody } from './body';
 import { sendGraphQLError, sendUnauthenticated, sendValidationErrors } from './http-errors';
-import { sendOAuthError, sendOAuthGraphQLError } from './oauth-errors';
+import { type OAuthErrorCode, sendOAuthError, sendOAuthGraphQLError } from './oauth-errors';
 import { loadOperations, type PreparedOperation } from './operations';
 import type { RouteSpec } from './route';
 import { routes as declaredRoutes } from './routes';
@@ -93,11 +93,27 @@ function operationFor(
   return name ? (executor.operations.get(name) ?? null) : null;
 }
 
+/** A failure that is not the operation's own answer: RFC 6749 on the token route, else the contract's. */
+function sendRouteFailure(
+  res: Response,
+  route: RouteSpec,
+  oauth: OAuthErrorCode,
+  contract: { status: number; code: string },
+): void {
+  if (route.errorStyle === 'oauth') {
+    sendOAuthError(res, oauth);
+  } else {
+    sendError(res, contract.status, contract.code);
+  }
+}
+
+const UNAVAILABLE = { status: 503, code: 'SERVICE_UNAVAILABLE' };
+
 function sendFailure(res: Response, route: RouteSpec, error: GraphQLError, logger: Logger): void {
   if (error.extensions?.['code'] === undefined && error.originalError) {
     if (isDatabaseUnavailable(error.originalError)) {
       logger.warn({ err: error.originalError }, 'database unavailable');
-      sendError(res, 503, 'SERVICE_UNAVAILABLE');
+      sendRouteFailure(res, route, 'temporarily_unavailable', UNAVAILABLE);
       return;
     }
     logger.error({ err: error.originalError ?? error }, 'unexpected error in REST operation');
@@ -170,29 +186,14 @@ function handle(route: RouteSpec, executor: Executor): RequestHandler {
         res.status(status).json(Object.values(result.data)[0]);
       }
     } catch (error) {
-      const oauth = route.errorStyle === 'oauth';
       if (error instanceof BodyError) {
-        if (oauth) {
-          sendOAuthError(res, 'invalid_request');
-        } else {
-          sendError(res, error.status, error.code);
-        }
-        return;
-      }
-      if (isDatabaseUnavailable(error)) {
+        sendRouteFailure(res, route, 'invalid_request', error);
+      } else if (isDatabaseUnavailable(error)) {
         executor.logger.warn({ err: error }, 'database unavailable');
-        if (oauth) {
-          sendOAuthError(res, 'temporarily_unavailable');
-        } else {
-          sendError(res, 503, 'SERVICE_UNAVAILABLE');
-        }
-        return;
-      }
-      executor.logger.error({ err: error }, 'unexpected error in REST route');
-      if (oauth) {
-        sendOAuthError(res, 'server_error');
+        sendRouteFailure(res, route, 'temporarily_unavailable', UNAVAILABLE);
       } else {
-        sendError(res, 500, 'INTERNAL_ERROR');
+        executor.logger.error({ err: error }, 'unexpected error in REST route');
+        sendRouteFailure(res, route, 'server_error', { status: 500, code: 'INTERNAL_ERROR' });
       }
     }
   };

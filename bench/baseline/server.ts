@@ -215,7 +215,12 @@ async function restRoute(
       send(res, 422, '{"errors":{"q":"VALIDATION_Q_TOO_SHORT"}}');
       return;
     }
-    const { rows, count } = await store.search(`%${escapeLike(q)}%`, page.skip, page.limit ?? 20);
+    const { rows, count } = await store.search(
+      q,
+      `%${escapeLike(q)}%`,
+      page.skip,
+      page.limit ?? 20,
+    );
     send(res, 200, JSON.stringify({ data: rows.map(restUser), count }));
     return;
   }

@@ -66,7 +66,11 @@ const SQL = {
   searchPage:
     `select ${U} from "users" u where ${VISIBLE_MATCH} ` +
     `order by u."name" asc, u."id" asc limit $2 offset $3`,
-  searchCount: `select count(*)::int as "n" from "users" u where ${VISIBLE_MATCH}`,
+  // The service's schema keeps per-gram totals (user_search_grams) for two or three characters.
+  searchCount:
+    `select case when char_length(lower($2)) between 2 and 3 ` +
+    `then coalesce((select g."users" from "user_search_grams" g where g."gram" = lower($2)), 0) ` +
+    `else (select count(*)::int from "users" u where ${VISIBLE_MATCH}) end as "n"`,
   requests:
     `select ${P} from "participants" p join "meetings" m on m."id" = p."meeting_id" ` +
     `where p."user_id" = $1 and p."status" = 'new' and m."status" in ('pending', 'confirmed') ` +
@@ -188,15 +192,16 @@ export class Store {
     return this.run<MeetingJoinRow>('meetingWithParticipants', [meetingId]);
   }
 
-  /** A page of matches and the number of all matches, the two statements side by side. */
+  /** A page of matches and the number of all matches (`text` is the trimmed query), side by side. */
   async search(
+    text: string,
     pattern: string,
     skip: number,
     limit: number,
   ): Promise<{ rows: UserRow[]; count: number }> {
     const [rows, counted] = await Promise.all([
       this.run<UserRow>('searchPage', [pattern, limit, skip]),
-      this.run<{ n: number }>('searchCount', [pattern]),
+      this.run<{ n: number }>('searchCount', [pattern, text]),
     ]);
     return { rows, count: counted[0]?.n ?? 0 };
   }
