@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { PGlite, types } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite' with { 'resolution-mode': 'import' };
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import type { DatabaseConfig } from '../config';
@@ -8,10 +8,7 @@ import { withUnavailableStatus } from '../shared/db-errors';
 import { NotFoundError } from '../shared/errors';
 import { entities } from './entities';
 import { migrationsList } from './migrations';
-import { PGliteDriver, PGliteKnexDialect, pg_trgm } from './pglite-modules';
-import { routeSingleStatementsThroughQuery } from './pglite-statements';
-
-routeSingleStatementsThroughQuery(PGliteKnexDialect);
+import { embeddedModules } from './pglite-modules';
 import type { QueryCounter } from './query-stats';
 
 /** An open database: the ORM plus whatever must be closed after it. */
@@ -73,6 +70,7 @@ export function buildOrmOptions(
   if (config.dataDir) {
     mkdirSync(config.dataDir, { recursive: true });
   }
+  const { PGlite, types, PGliteDriver, pg_trgm } = embeddedModules();
   const pglite = new PGlite({
     ...(config.dataDir ? { dataDir: resolve(config.dataDir) } : {}),
     extensions: { pg_trgm },
