@@ -20,23 +20,21 @@ export interface FollowStatus {
 const follows = followRecords();
 const otherUsers = userRecords('u_');
 
-/** Each direction's page query (the other user joined, the total as a window) and count query. */
+/** A direction's page query (the other user joined, the total as a window) and count query. */
+function listQueries(own: 'follower_id' | 'following_id', other: 'follower_id' | 'following_id') {
+  return {
+    select:
+      `select ${follows.select('f')}, ${otherUsers.select('u')}, count(*) over ()::int as "total" ` +
+      `from "follows" f join "users" u on u."id" = f."${other}" where f."${own}" = ? ` +
+      `order by f."created_at" desc, f."id" desc`,
+    count: `select count(*)::int as "total" from "follows" f where f."${own}" = ?`,
+  };
+}
+
 const LIST = {
-  following: {
-    select:
-      `select ${follows.select('f')}, ${otherUsers.select('u')}, count(*) over ()::int as "total" ` +
-      `from "follows" f join "users" u on u."id" = f."following_id" where f."follower_id" = ? ` +
-      `order by f."created_at" desc, f."id" desc`,
-    count: `select count(*)::int as "total" from "follows" f where f."follower_id" = ?`,
-  },
-  followers: {
-    select:
-      `select ${follows.select('f')}, ${otherUsers.select('u')}, count(*) over ()::int as "total" ` +
-      `from "follows" f join "users" u on u."id" = f."follower_id" where f."following_id" = ? ` +
-      `order by f."created_at" desc, f."id" desc`,
-    count: `select count(*)::int as "total" from "follows" f where f."following_id" = ?`,
-  },
-} as const;
+  following: listQueries('follower_id', 'following_id'),
+  followers: listQueries('following_id', 'follower_id'),
+};
 
 export class FollowService {
   constructor(
