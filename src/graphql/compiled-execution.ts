@@ -35,8 +35,9 @@ export function compiledExecution(schema: GraphQLSchema): GatewayInterface {
   };
 
   const executor: GatewayExecutor = async (request) => {
-    if (!request.operation) {
-      // No operation of that name (or several and none named): graphql-js says so as it always has.
+    if (request.operation?.operation !== 'query' && request.operation?.operation !== 'mutation') {
+      // No operation of that name (or several and none named), or a subscription, which this
+      // schema has none of: graphql-js answers these as it always has.
       return execute({
         schema,
         document: request.document,
