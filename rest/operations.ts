@@ -18,7 +18,6 @@ export interface PreparedOperation {
   name: string;
   document: DocumentNode;
   definition: OperationDefinitionNode;
-  fragments: ReadonlyMap<string, FragmentDefinitionNode>;
   /**
    * Runs the operation, compiled once to JavaScript (graphql-jit) with the same schema and
    * resolvers, and answers its data in the REST wire form: snake_case keys, enums as spelled by
@@ -27,13 +26,15 @@ export interface PreparedOperation {
   run: RunOperation;
 }
 
-function compile(schema: GraphQLSchema, document: DocumentNode, name: string): RunOperation {
-  const compiled = compileOperation(
-    schema,
-    withWireNames(document),
-    name,
-    wireEnumSerializers(schema),
-  );
+type Serializers = Parameters<typeof compileOperation>[3];
+
+function compile(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  name: string,
+  serializers: Serializers,
+): RunOperation {
+  const compiled = compileOperation(schema, withWireNames(document), name, serializers);
   if (typeof compiled !== 'function') {
     throw new Error(
       `REST operation ${name} does not compile: ${compiled.errors.map((e) => e.message).join('; ')}`,
@@ -62,6 +63,7 @@ export function loadOperations(schema: GraphQLSchema): ReadonlyMap<string, Prepa
       fragments.set(definition.name.value, definition);
     }
   }
+  const serializers = wireEnumSerializers(schema);
   const operations = new Map<string, PreparedOperation>();
   for (const definition of definitions) {
     if (definition.kind !== Kind.OPERATION_DEFINITION || !definition.name) {
@@ -95,8 +97,7 @@ export function loadOperations(schema: GraphQLSchema): ReadonlyMap<string, Prepa
       name: definition.name.value,
       document,
       definition,
-      fragments: used,
-      run: compile(schema, document, definition.name.value),
+      run: compile(schema, document, definition.name.value, serializers),
     });
   }
   return operations;

@@ -43,10 +43,7 @@ export function toIsoTimestamp(value: unknown): string {
 export class RecordReader<R> {
   private readonly entries: ReadonlyArray<readonly [string, string, Column]>;
 
-  constructor(
-    columns: ColumnMap<R>,
-    readonly prefix = '',
-  ) {
+  constructor(columns: ColumnMap<R>, prefix = '') {
     this.entries = Object.entries<Column>(columns).map(
       ([key, spec]) => [key, `${prefix}${key}`, spec] as const,
     );

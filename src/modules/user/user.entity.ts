@@ -2,7 +2,6 @@ import { Check, Entity, Enum, Index, Property } from '@mikro-orm/core';
 import { GraphQLEmailAddress, GraphQLLocalDate, GraphQLUUID } from '../../shared/scalars';
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
 import { BaseEntity } from '../../shared/base.entity';
-import { isAdmin } from './user.record';
 
 export enum Role {
   USER = 'user',
@@ -45,7 +44,6 @@ export class User extends BaseEntity<
   | 'phone'
   | 'avatarPhotoId'
   | 'deletedAt'
-  | 'isAdmin'
 > {
   @Field({ description: 'Display name, 8 to 40 characters.' })
   @Property({ length: USER_LIMITS.name.max })
@@ -108,9 +106,4 @@ export class User extends BaseEntity<
   })
   @Property({ type: 'date', nullable: true })
   deletedAt: string | null = null;
-
-  /** Admins and superusers may see and manage every meeting. */
-  get isAdmin(): boolean {
-    return isAdmin(this);
-  }
 }
