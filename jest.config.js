@@ -25,8 +25,9 @@ function reachable(url) {
   });
 }
 
-function project(name, globals) {
+function project(name, globals, extra = {}) {
   return {
+    ...extra,
     displayName: name,
     testEnvironment: 'node',
     transform: { '^.+\\.ts$': tsJest },
@@ -38,7 +39,16 @@ function project(name, globals) {
 
 module.exports = async () => {
   const url = postgresUrl();
-  const projects = [project('pglite', { __TEST_DATABASE__: 'pglite' })];
+  // The embedded PostgreSQL the service ships, started once for the run from the service's code.
+  const embedded = project(
+    'embedded',
+    { __TEST_DATABASE__: 'embedded' },
+    {
+      globalSetup: '<rootDir>/test/helpers/embedded-server.setup.ts',
+      globalTeardown: '<rootDir>/test/helpers/embedded-server.teardown.ts',
+    },
+  );
+  const projects = [embedded];
   if (url && (await reachable(url))) {
     projects.push(
       project('postgres', { __TEST_DATABASE__: 'postgres', __TEST_DATABASE_URL__: url }),

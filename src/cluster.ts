@@ -1,32 +1,39 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig } from './config';
+import { openEmbeddedServer } from './db/embedded/embedded-server';
 import { openDatabase } from './db/orm';
 import { createLogger } from './logger';
 
 /**
  * Production start mode using every core: the primary applies migrations once, then forks one
- * worker per core (or CLUSTER_WORKERS), each running the service on the shared port. The
- * embedded database belongs to one process, so without DATABASE_URL a single worker runs.
+ * worker per core (or CLUSTER_WORKERS), each running the service on the shared port. Without
+ * DATABASE_URL the primary runs the embedded database's server and the workers connect to it.
  */
 async function primary(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  let workers = config.clusterWorkers || availableParallelism();
-  if (config.database.kind === 'pglite' && workers > 1) {
-    logger.warn('the embedded database serves one process: starting a single worker');
-    workers = 1;
-  }
+  const workers = config.clusterWorkers || availableParallelism();
+  const log = (message: string) => logger.info({ component: 'orm' }, message);
+  const embedded =
+    config.database.kind === 'embedded'
+      ? await openEmbeddedServer(config.database.dataDir, { attach: false, log })
+      : null;
+  const databaseUrl =
+    embedded?.url ?? (config.database.kind === 'postgres' ? config.database.url : '');
   if (config.migrateOnStart) {
-    const database = await openDatabase(config.database, {
-      migrate: true,
-      log: (message) => logger.info({ component: 'orm' }, message),
-    });
+    const database = await openDatabase(
+      { kind: 'postgres', url: databaseUrl, poolSize: 1 },
+      { migrate: true, log },
+    );
     await database.close();
   }
   let stopping = false;
+  const exit = (code: number) => {
+    void (embedded?.stop() ?? Promise.resolve()).finally(() => process.exit(code));
+  };
   cluster.setupPrimary({ exec: __filename.replace(/cluster\.js$/, 'main.js') });
-  const fork = () => cluster.fork({ MIGRATE_ON_START: 'false' });
+  const fork = () => cluster.fork({ MIGRATE_ON_START: 'false', DATABASE_URL: databaseUrl });
   for (let i = 0; i < workers; i += 1) {
     fork();
   }
@@ -34,7 +41,7 @@ async function primary(): Promise<void> {
     if (stopping) {
       if (Object.keys(cluster.workers ?? {}).length === 0) {
         logger.info('all workers stopped');
-        process.exit(0);
+        exit(0);
       }
       return;
     }
@@ -50,7 +57,7 @@ async function primary(): Promise<void> {
     for (const worker of Object.values(cluster.workers ?? {})) {
       worker?.process.kill('SIGTERM');
     }
-    setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 2000).unref();
+    setTimeout(() => exit(1), config.shutdownTimeoutMs + 2000).unref();
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

@@ -73,10 +73,13 @@ const schema = z
 
 export type Env = z.infer<typeof schema>;
 
-/** Where the data lives: a PostgreSQL server, an embedded PGlite directory, or PGlite in memory. */
+/**
+ * Where the data lives: a PostgreSQL server, or the embedded PostgreSQL server this service runs
+ * on a data directory of its own.
+ */
 export type DatabaseConfig =
   | { kind: 'postgres'; url: string; poolSize: number }
-  | { kind: 'pglite'; dataDir: string | null };
+  | { kind: 'embedded'; dataDir: string; poolSize: number };
 
 /** The validated configuration of one service instance. */
 export interface Config {
@@ -133,7 +136,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL,
     database: env.DATABASE_URL
       ? { kind: 'postgres', url: env.DATABASE_URL, poolSize: env.DB_POOL_SIZE }
-      : { kind: 'pglite', dataDir: env.DATA_DIR },
+      : { kind: 'embedded', dataDir: env.DATA_DIR, poolSize: env.DB_POOL_SIZE },
     publicUrl: env.PUBLIC_URL ?? null,
     introspection: env.GRAPHQL_INTROSPECTION ?? env.NODE_ENV !== 'production',
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,

@@ -1,28 +1,41 @@
-import { resolve } from 'node:path';
+import 'reflect-metadata';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
+import { openEmbeddedServer } from './embedded/embedded-server';
 import { buildOrmOptions } from './orm';
 
-/** Writes a migration for the difference between the entities and the committed snapshot. */
+/**
+ * Writes a migration for the difference between the entities and the committed snapshot, diffed
+ * on a throwaway embedded database.
+ */
 async function main(): Promise<void> {
-  const { options, pglite } = buildOrmOptions({ kind: 'pglite', dataDir: null });
-  const orm = await MikroORM.init({
-    ...options,
-    migrations: {
-      ...options.migrations,
-      path: resolve('src/db/migrations'),
-      emit: 'ts',
-      snapshot: true,
-    },
-  });
+  const dataDir = mkdtempSync(join(tmpdir(), 'meetings-migration-'));
+  const server = await openEmbeddedServer(dataDir, { attach: false });
   try {
-    const migrator = orm.getMigrator();
-    await migrator.up();
-    const initial = (await migrator.getExecutedMigrations()).length === 0;
-    const result = await migrator.createMigration(undefined, false, initial);
-    console.log(result.fileName ? `created ${result.fileName}` : 'no changes');
+    const options = buildOrmOptions(server.url, 1);
+    const orm = await MikroORM.init({
+      ...options,
+      migrations: {
+        ...options.migrations,
+        path: resolve('src/db/migrations'),
+        emit: 'ts',
+        snapshot: true,
+      },
+    });
+    try {
+      const migrator = orm.getMigrator();
+      await migrator.up();
+      const initial = (await migrator.getExecutedMigrations()).length === 0;
+      const result = await migrator.createMigration(undefined, false, initial);
+      console.log(result.fileName ? `created ${result.fileName}` : 'no changes');
+    } finally {
+      await orm.close(true);
+    }
   } finally {
-    await orm.close(true);
-    await pglite?.close();
+    await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -5,7 +5,8 @@ import { openDatabase } from './orm';
 /** Applies pending migrations to the configured database and exits. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const database = await openDatabase(config.database, { migrate: false });
+  // On the embedded database, a running service's server is joined, not refused.
+  const database = await openDatabase(config.database, { migrate: false, attach: true });
   try {
     const applied = await database.orm.getMigrator().up();
     console.log(

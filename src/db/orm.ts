@@ -1,6 +1,4 @@
-import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { PGlite } from '@electric-sql/pglite' with { 'resolution-mode': 'import' };
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import type { DatabaseConfig } from '../config';
@@ -8,8 +6,20 @@ import { withUnavailableStatus } from '../shared/db-errors';
 import { NotFoundError } from '../shared/errors';
 import { entities } from './entities';
 import { migrationsList } from './migrations';
-import { embeddedModules } from './pglite-modules';
+import { type EmbeddedServer, openEmbeddedServer } from './embedded/embedded-server';
 import type { QueryCounter } from './query-stats';
+
+export interface OpenOptions {
+  /** Apply pending migrations (default true). */
+  migrate?: boolean;
+  counter?: QueryCounter;
+  log?: (message: string) => void;
+  /**
+   * On the embedded database, join the server of another process serving the same directory
+   * (seed, migrate) instead of refusing (a second service).
+   */
+  attach?: boolean;
+}
 
 /** An open database: the ORM plus whatever must be closed after it. */
 export interface Database {
@@ -51,56 +61,52 @@ function baseOptions(counter: QueryCounter | undefined, log?: (message: string) 
   };
 }
 
-/** MikroORM options for the configured database, and the embedded instance it runs on, if any. */
+/** MikroORM options for a PostgreSQL server. */
 export function buildOrmOptions(
-  config: DatabaseConfig,
+  url: string,
+  poolSize: number,
   counter?: QueryCounter,
   log?: (message: string) => void,
-): { options: Options; pglite: PGlite | null } {
+): Options {
+  return { ...baseOptions(counter, log), clientUrl: url, pool: { min: 0, max: poolSize } };
+}
+
+/** The server to connect to: the configured one, or the embedded server (started or joined). */
+async function connect(
+  config: DatabaseConfig,
+  options: OpenOptions,
+): Promise<{ url: string; server: EmbeddedServer | null }> {
   if (config.kind === 'postgres') {
-    return {
-      options: {
-        ...baseOptions(counter, log),
-        clientUrl: config.url,
-        pool: { min: 0, max: config.poolSize },
-      },
-      pglite: null,
-    };
+    return { url: config.url, server: null };
   }
-  if (config.dataDir) {
-    mkdirSync(config.dataDir, { recursive: true });
-  }
-  const { PGlite, types, PGliteDriver, pg_trgm } = embeddedModules();
-  const pglite = new PGlite({
-    ...(config.dataDir ? { dataDir: resolve(config.dataDir) } : {}),
-    extensions: { pg_trgm },
-    // Dates stay 'YYYY-MM-DD' text, as the pg driver returns them on a PostgreSQL server.
-    parsers: { [types.DATE]: (value: string) => value },
+  const server = await openEmbeddedServer(config.dataDir, {
+    attach: options.attach ?? false,
+    log: options.log,
   });
-  const options = {
-    ...baseOptions(counter, log),
-    driver: PGliteDriver,
-    dbName: 'pglite',
-    driverOptions: { connection: { pglite: () => pglite } },
-  } as unknown as Options;
-  return { options, pglite };
+  return { url: server.url, server };
 }
 
 /** Opens the configured database and, unless told otherwise, brings its schema up to date. */
 export async function openDatabase(
   config: DatabaseConfig,
-  options: { migrate?: boolean; counter?: QueryCounter; log?: (message: string) => void } = {},
+  options: OpenOptions = {},
 ): Promise<Database> {
   const { migrate = true, counter, log } = options;
-  const built = buildOrmOptions(config, counter, log);
-  const orm = await MikroORM.init(built.options);
+  const { url, server } = await connect(config, options);
+  let orm: MikroORM;
+  try {
+    orm = await MikroORM.init(buildOrmOptions(url, config.poolSize, counter, log));
+  } catch (error) {
+    await server?.stop();
+    throw error;
+  }
   // Every query error passes here: a lost database becomes a 503 on GraphQL too, not a 500.
   const driver = orm.em.getDriver();
   const convertException = driver.convertException.bind(driver);
   driver.convertException = (exception) => withUnavailableStatus(convertException(exception));
   const close = async (): Promise<void> => {
     await orm.close(true);
-    await built.pglite?.close();
+    await server?.stop();
   };
   try {
     if (migrate) {

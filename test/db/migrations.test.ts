@@ -32,16 +32,22 @@ describe('migrations', () => {
   });
 });
 
-(testDatabaseKind === 'pglite' ? describe : describe.skip)('the embedded database', () => {
+(testDatabaseKind === 'embedded' ? describe : describe.skip)('the embedded database', () => {
   it('keeps its data across a restart', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'meetings-data-'));
     try {
-      const first = await startTestApp({}, { database: { kind: 'pglite', dataDir } });
-      expect(first.instance.database.kind).toBe('pglite');
+      const first = await startTestApp(
+        {},
+        { database: { kind: 'embedded', dataDir, poolSize: 5 } },
+      );
+      expect(first.instance.database.kind).toBe('embedded');
       const user = await first.seed.user();
       await first.close();
 
-      const second = await startTestApp({}, { database: { kind: 'pglite', dataDir } });
+      const second = await startTestApp(
+        {},
+        { database: { kind: 'embedded', dataDir, poolSize: 5 } },
+      );
       const me = await second.gql.data<{ me: { id: string } }>('{ me { id } }', {}, user.token);
       expect(me.me.id).toBe(user.id);
       await second.close();

@@ -8,17 +8,17 @@ import { call, isSuccess, MixedLoad, PASSWORD, tally, type User } from './suppor
 import { type ServiceProcess, serviceEnv, startService } from './support/service';
 
 /**
- * kill -9 in the middle of writes on the embedded database (PGlite in DATA_DIR): the directory
+ * kill -9 in the middle of writes on the embedded database (DATA_DIR): the directory
  * opens again, and every write acknowledged before the kill is there. Twice, on the same
  * directory. (A clean restart keeping the data: test/db/migrations.test.ts and sigterm.test.ts.)
- * Runs once, in the pglite jest project.
+ * Runs once, in the embedded jest project.
  */
 
 const CRASHES = 2;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const suite = testDatabaseKind === 'pglite' ? describe : describe.skip;
+const suite = testDatabaseKind === 'embedded' ? describe : describe.skip;
 
 /** All of a user's follows (following ids), page by page. */
 async function followingIds(url: string, token: string): Promise<Set<string>> {
@@ -73,6 +73,7 @@ suite('kill -9 during writes on the embedded database', () => {
     const follows: Array<{ follower: string; following: string }> = [];
     const actors: Array<User & { token?: string }> = [];
     const summary: string[] = [];
+    let acknowledged = 0;
 
     for (let crash = 1; crash <= CRASHES; crash += 1) {
       const service = await start();
@@ -86,14 +87,13 @@ suite('kill -9 during writes on the embedded database', () => {
       // Let writes run, then kill in the middle of them.
       await waitForWrites(load, 15);
       await sleep(300);
-      const killedAt = performance.now();
       const exit = await service.kill();
       expect(exit.signal).toBe('SIGKILL');
       await load.stop();
 
-      // Only what was acknowledged before the kill counts (anything later failed: the process died).
-      const afterKill = load.outcomes.filter((o) => o.end > killedAt && isSuccess(o));
-      expect(afterKill).toEqual([]);
+      // Every reply received is an acknowledgement, also one read after the kill: the service may
+      // have written it just before it died. The load keeps each acknowledged user and follow.
+      acknowledged += load.outcomes.filter(isSuccess).length;
       users.push(...load.users);
       follows.push(...load.follows);
       actors.push(...load.actorUsers);
@@ -141,7 +141,8 @@ suite('kill -9 during writes on the embedded database', () => {
       );
     }
     console.log(
-      `embedded-crash: ${summary.join('; ')}; acknowledged ${users.length} users and ` +
+      `embedded-crash: ${summary.join('; ')}; ${acknowledged} replies, of which ${users.length} ` +
+        `registrations and ` +
         `${follows.length} follows; after ${CRASHES} kill -9: ${missingUsers.length} users and ` +
         `${missingFollows.length} follows missing`,
     );

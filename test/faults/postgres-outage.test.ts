@@ -24,7 +24,7 @@ import { type ServiceProcess, serviceEnv, startService } from './support/service
  * process serves again by itself; nothing acknowledged before (or around) the outage is lost.
  *
  * Runs on a throwaway server of its own (the machine's shared one is never stopped), and once:
- * in the pglite jest project, which always exists (the fault needs no project database).
+ * in the embedded jest project, which always exists (the fault needs no project database).
  */
 
 const FAIL_FAST_MS = 5_000;
@@ -45,13 +45,13 @@ async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: numbe
 }
 
 const skipReason =
-  testDatabaseKind !== 'pglite'
-    ? null // runs in the pglite project only; nothing to say in the other one
+  testDatabaseKind !== 'embedded'
+    ? null // runs in the embedded project only; nothing to say in the other one
     : throwawayPostgresUnavailable();
 if (skipReason) {
   console.warn(`postgres-outage: skipped: ${skipReason}`);
 }
-const suite = testDatabaseKind === 'pglite' && !skipReason ? describe : describe.skip;
+const suite = testDatabaseKind === 'embedded' && !skipReason ? describe : describe.skip;
 
 suite('a PostgreSQL outage under load', () => {
   let pg: ThrowawayPostgres | undefined;

@@ -18,7 +18,7 @@ import {
  * timeout, and what it acknowledged is there after a restart on the same data directory.
  *
  * The service runs as a child process (the compiled sources, `node src/main.js`) on the embedded
- * database in a temporary DATA_DIR. Runs once, in the pglite jest project.
+ * database in a temporary DATA_DIR. Runs once, in the embedded jest project.
  */
 
 const IN_FLIGHT = 24;
@@ -26,7 +26,7 @@ const SHUTDOWN_TIMEOUT_MS = 15_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const suite = testDatabaseKind === 'pglite' ? describe : describe.skip;
+const suite = testDatabaseKind === 'embedded' ? describe : describe.skip;
 
 suite('SIGTERM under load', () => {
   let build: ServiceBuild | undefined;

@@ -1,12 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import type { DatabaseConfig } from '../../src/config';
+import { EMBEDDED_URL_VARIABLE } from './embedded-url';
 
-declare const __TEST_DATABASE__: 'pglite' | 'postgres';
+declare const __TEST_DATABASE__: 'embedded' | 'postgres';
 declare const __TEST_DATABASE_URL__: string | undefined;
 
 /** Which database this jest project runs on. */
-export const testDatabaseKind: 'pglite' | 'postgres' = __TEST_DATABASE__;
+export const testDatabaseKind: 'embedded' | 'postgres' = __TEST_DATABASE__;
+
+/** The server this project's databases are created on. */
+function adminUrl(): string {
+  if (testDatabaseKind === 'embedded') {
+    // Started once for the project by test/helpers/embedded-server.setup.ts.
+    return process.env[EMBEDDED_URL_VARIABLE] as string;
+  }
+  return __TEST_DATABASE_URL__ as string;
+}
 
 /** A database for one test file, with its removal. */
 export interface TestDatabase {
@@ -24,20 +34,20 @@ async function withAdmin<T>(adminUrl: string, fn: (client: Client) => Promise<T>
   }
 }
 
-/** An empty database: PGlite in memory, or a freshly created PostgreSQL database. */
+/**
+ * An empty database, freshly created on the project's server: the embedded PostgreSQL the service
+ * ships (one server per run, from the same code the service starts it with), or PostgreSQL.
+ */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  if (testDatabaseKind === 'pglite') {
-    return { config: { kind: 'pglite', dataDir: null }, drop: async () => {} };
-  }
-  const adminUrl = __TEST_DATABASE_URL__ as string;
+  const admin = adminUrl();
   const name = `test_${randomBytes(6).toString('hex')}`;
-  await withAdmin(adminUrl, (client) => client.query(`create database "${name}"`));
-  const url = new URL(adminUrl);
+  await withAdmin(admin, (client) => client.query(`create database "${name}"`));
+  const url = new URL(admin);
   url.pathname = `/${name}`;
   return {
     config: { kind: 'postgres', url: url.toString(), poolSize: 5 },
     drop: () =>
-      withAdmin(adminUrl, async (client) => {
+      withAdmin(admin, async (client) => {
         await client.query(`drop database if exists "${name}" with (force)`);
       }),
   };

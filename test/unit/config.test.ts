@@ -4,7 +4,7 @@ describe('configuration', () => {
   it('defaults to port 8000 and the embedded database under ./data', () => {
     const config = loadConfig({});
     expect(config.port).toBe(8000);
-    expect(config.database).toEqual({ kind: 'pglite', dataDir: './data' });
+    expect(config.database).toEqual({ kind: 'embedded', dataDir: './data', poolSize: 10 });
     expect(config.auth.accessTokenTtl).toBe(3600);
     expect(config.auth.refreshTokenTtl).toBe(30 * 86400);
   });

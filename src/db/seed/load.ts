@@ -25,7 +25,7 @@ const BATCH_ROWS = { users: 2_000, follows: 5_000, meetings: 2_000, participants
 /** How the data is written. */
 export interface LoadContext {
   knex: Knex;
-  /** INSERTs in flight at once (1 for PGlite, which has a single connection). */
+  /** INSERTs in flight at once. */
   concurrency: number;
   progress: PhaseStarter;
   /** The argon2 hash of SEED_PASSWORD, shared by every seeded user. */

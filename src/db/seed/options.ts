@@ -28,8 +28,10 @@ export const DEFAULT_SEED_OPTIONS: SeedOptions = {
 export const USAGE = `Usage: npm run seed -- [options]
        node dist/src/db/seed/seed.js [options]
 
-Loads sample data into the configured database (DATABASE_URL for PostgreSQL, otherwise PGlite
-under DATA_DIR, default ./data), applying pending migrations first.
+Loads sample data into the configured database (DATABASE_URL for PostgreSQL, otherwise the
+embedded database under DATA_DIR, default ./data), applying pending migrations first. While the
+service runs on the same embedded database, the seed joins its server: the service sees the rows
+at once.
 
 Options:
   --users <n>                      generated users (default ${DEFAULT_SEED_OPTIONS.users})

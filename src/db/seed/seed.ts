@@ -10,8 +10,8 @@ import { FIXED_USERS, SEED_PASSWORD } from './users';
 
 /** Where the data goes, without any password. */
 function describeTarget(database: DatabaseConfig): string {
-  if (database.kind === 'pglite') {
-    return database.dataDir ? `PGlite in ${database.dataDir}` : 'PGlite in memory';
+  if (database.kind === 'embedded') {
+    return `the embedded database in ${database.dataDir}`;
   }
   const url = new URL(database.url);
   url.password = '';
@@ -67,14 +67,14 @@ async function main(argv: readonly string[]): Promise<number> {
   process.stderr.write(`Seeding ${describeTarget(config.database)} (seed ${options.seed})\n`);
   // One argon2 hash for everybody: hashing every user's password would take hours.
   const passwordHash = await new PasswordHasher().hash(SEED_PASSWORD);
-  const database = await openDatabase(config.database, { migrate: true });
+  // On the embedded database, a running service's server is joined: both see the same data.
+  const database = await openDatabase(config.database, { migrate: true, attach: true });
   let summary: SeedSummary;
   try {
     summary = await loadSampleData(
       {
         knex: database.orm.em.getKnex(),
-        concurrency:
-          config.database.kind === 'postgres' ? Math.min(4, config.database.poolSize) : 1,
+        concurrency: Math.min(4, config.database.poolSize),
         progress: progressOnStderr(),
         passwordHash,
       },

@@ -14,7 +14,7 @@ export interface InsertBatch {
 
 const quote = (identifier: string): string => `"${identifier.replace(/"/g, '""')}"`;
 
-/** The rows of a raw result, for both node-postgres and PGlite (which answer in the same shape). */
+/** The rows of a raw result. */
 export function resultRows(result: unknown): Record<string, unknown>[] {
   if (typeof result === 'object' && result !== null && 'rows' in result) {
     const { rows } = result;

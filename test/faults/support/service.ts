@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { freePort } from '../../../src/shared/free-port';
 import { createInterface } from 'node:readline';
 
 /** One JSON log line of the service (pino). */
@@ -50,17 +50,7 @@ export function serviceEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return env;
 }
 
-/** A port nobody listens on right now (the kernel's choice). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 async function answers(url: string): Promise<boolean> {
   try {

@@ -1,0 +1,36 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type EmbeddedServer, openEmbeddedServer } from '../../src/db/embedded/embedded-server';
+import { EMBEDDED_URL_VARIABLE } from './embedded-url';
+
+interface Running {
+  server: EmbeddedServer;
+  dataDir: string;
+}
+
+const key = Symbol.for('meetings.test.embedded-server');
+type WithServer = typeof globalThis & { [key]?: Running };
+
+/**
+ * Jest global set-up of the embedded project: starts the embedded PostgreSQL server the service
+ * ships, on a temporary data directory, once for the run; each test file creates its own database
+ * on it (test-database.ts). Workers start after this and inherit the variable.
+ */
+// Jest takes the set-up as the module's default export.
+// eslint-disable-next-line no-restricted-syntax
+export default async function setup(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'meetings-test-embedded-'));
+  const server = await openEmbeddedServer(dataDir, { attach: false });
+  process.env[EMBEDDED_URL_VARIABLE] = server.url;
+  (globalThis as WithServer)[key] = { server, dataDir };
+}
+
+/** Jest global tear-down: stops the server and removes its directory. */
+export async function teardown(): Promise<void> {
+  const running = (globalThis as WithServer)[key];
+  if (running) {
+    await running.server.stop();
+    rmSync(running.dataDir, { recursive: true, force: true });
+  }
+}
