@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testDatabaseKind } from '../helpers/test-database';
@@ -10,7 +10,8 @@ import { type ServiceProcess, serviceEnv, startService } from './support/service
 /**
  * kill -9 in the middle of writes on the embedded database (DATA_DIR): the directory
  * opens again, and every write acknowledged before the kill is there. Twice, on the same
- * directory. (A clean restart keeping the data: test/db/migrations.test.ts and sigterm.test.ts.)
+ * directory: the service alone (its server shuts down behind it), then the service and the
+ * database server together (the server recovers from its WAL). (A clean restart keeping the data: test/db/migrations.test.ts and sigterm.test.ts.)
  * Runs once, in the embedded jest project.
  */
 
@@ -19,6 +20,11 @@ const CRASHES = 2;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const suite = testDatabaseKind === 'embedded' ? describe : describe.skip;
+
+/** The pid of the embedded PostgreSQL server running on a data directory. */
+function serverPid(dataDir: string): number {
+  return Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+}
 
 /** All of a user's follows (following ids), page by page. */
 async function followingIds(url: string, token: string): Promise<Set<string>> {
@@ -87,6 +93,10 @@ suite('kill -9 during writes on the embedded database', () => {
       // Let writes run, then kill in the middle of them.
       await waitForWrites(load, 15);
       await sleep(300);
+      if (crash % 2 === 0) {
+        // The database server dies with it this time, as in a power cut: WAL recovery at restart.
+        process.kill(serverPid(dataDir as string), 'SIGKILL');
+      }
       const exit = await service.kill();
       expect(exit.signal).toBe('SIGKILL');
       await load.stop();

@@ -65,11 +65,16 @@ async function answers(url: string): Promise<boolean> {
 export async function startService(
   main: string,
   env: NodeJS.ProcessEnv,
-  options: { startTimeoutMs?: number } = {},
+  options: {
+    startTimeoutMs?: number;
+    /** A command the service runs under, e.g. `['strace', '-f', '-o', file]`. */
+    prefix?: readonly string[];
+  } = {},
 ): Promise<ServiceProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [main], {
+  const [command, ...args] = [...(options.prefix ?? []), process.execPath, main];
+  const child = spawn(command as string, args, {
     env: { ...env, HOST: '127.0.0.1', PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

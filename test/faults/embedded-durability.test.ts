@@ -1,0 +1,112 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { testDatabaseKind } from '../helpers/test-database';
+import { buildService, type ServiceBuild } from './support/build';
+import { register } from './support/load';
+import { serviceEnv, startService } from './support/service';
+
+/**
+ * A write on the embedded database is acknowledged only after its WAL reached the disk: the
+ * service runs under strace, and between sending each of 20 sequential registrations and reading
+ * its 201 some process of the service (the PostgreSQL server) called fsync or fdatasync on a WAL
+ * file. Runs once, in the embedded jest project; needs strace (.ci/run installs it), and without
+ * it fails in CI and is skipped elsewhere.
+ */
+
+const WRITES = 20;
+
+function straceAvailable(): boolean {
+  try {
+    execFileSync('strace', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const runs =
+  testDatabaseKind === 'embedded' &&
+  process.platform === 'linux' &&
+  (straceAvailable() || process.env['CI'] === 'true');
+const suite = runs ? describe : describe.skip;
+
+/** A sync call from the trace: when (ms since the epoch) and on which file. */
+interface SyncCall {
+  at: number;
+  file: string;
+}
+
+/** `PID SECONDS.MICROS fdatasync(FD</path>) = 0` lines of `strace -f -ttt -yy`. */
+function syncCalls(trace: string): SyncCall[] {
+  const calls: SyncCall[] = [];
+  for (const line of trace.split('\n')) {
+    const match = /^\d+\s+(\d+\.\d+)\s+f(?:data)?sync\(\d+<([^>]*)>\)\s+=\s+0/.exec(line);
+    if (match) {
+      calls.push({ at: Number(match[1]) * 1000, file: match[2] as string });
+    }
+  }
+  return calls;
+}
+
+suite('durability of the embedded database', () => {
+  let build: ServiceBuild | undefined;
+  let dataDir: string | undefined;
+
+  beforeAll(() => {
+    build = buildService();
+    dataDir = mkdtempSync(join(tmpdir(), 'meetings-faults-fsync-'));
+  });
+
+  afterAll(() => {
+    build?.remove();
+    if (dataDir) {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('syncs the WAL to disk between each commit and its acknowledgement', async () => {
+    const traceFile = join(dataDir as string, 'strace.out');
+    const service = await startService(
+      (build as ServiceBuild).main,
+      serviceEnv({ DATA_DIR: dataDir as string }),
+      {
+        startTimeoutMs: 90_000,
+        prefix: ['strace', '-f', '-qq', '-ttt', '-yy', '-e', 'trace=fsync,fdatasync'].concat([
+          '-o',
+          traceFile,
+        ]),
+      },
+    );
+    const windows: Array<{ sent: number; acknowledged: number }> = [];
+    try {
+      for (let i = 0; i < WRITES; i += 1) {
+        const sent = Date.now();
+        const reply = await register(service.url, `fsync${i}`);
+        const acknowledged = Date.now();
+        expect(reply.status).toBe(201);
+        windows.push({ sent, acknowledged });
+      }
+    } finally {
+      // The service is strace's child; the lock names it. Stopping it ends the server and strace.
+      const { pid } = JSON.parse(
+        readFileSync(join(dataDir as string, 'embedded.lock'), 'utf8'),
+      ) as { pid: number };
+      process.kill(pid, 'SIGTERM');
+      await service.exited;
+    }
+
+    const walSyncs = syncCalls(readFileSync(traceFile, 'utf8')).filter((call) =>
+      call.file.includes('/pg_wal/'),
+    );
+    const unsynced = windows.filter(
+      ({ sent, acknowledged }) => !walSyncs.some((s) => s.at >= sent && s.at <= acknowledged),
+    );
+    console.log(
+      `embedded-durability: ${WRITES} acknowledged registrations, ${walSyncs.length} WAL syncs ` +
+        `traced, ${WRITES - unsynced.length} acknowledgements preceded by a WAL sync`,
+    );
+    expect(unsynced).toEqual([]);
+  }, 180_000);
+});

@@ -1,0 +1,143 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { freePort } from '../../src/shared/free-port';
+import { testDatabaseKind } from '../helpers/test-database';
+import { buildService, type ServiceBuild } from './support/build';
+import { call, register } from './support/load';
+import { type ServiceProcess, serviceEnv, startService } from './support/service';
+
+/**
+ * One embedded data directory, several processes: `npm run seed` and `npm run migrate` join the
+ * server of the service running on it (the service keeps answering and sees the rows at once), a
+ * second service refuses at once naming the first, and a restart finds every acknowledged write.
+ * Runs once, in the embedded jest project.
+ */
+
+const suite = testDatabaseKind === 'embedded' ? describe : describe.skip;
+
+/** Runs a built command (`node <script> ...args`) to its end; killed after `timeoutMs`. */
+function runNode(
+  script: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 120_000,
+): Promise<{ code: number | null; output: string; ms: number }> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [script, ...args], { env, stdio: 'pipe' });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output, ms: performance.now() - started });
+    });
+  });
+}
+
+const SEEDED = { email: 'demo@example.com', password: 'password123' };
+
+suite('sharing the embedded database', () => {
+  let build: ServiceBuild | undefined;
+  let dataDir: string | undefined;
+  const services: ServiceProcess[] = [];
+
+  beforeAll(() => {
+    build = buildService();
+    dataDir = mkdtempSync(join(tmpdir(), 'meetings-faults-share-'));
+  });
+
+  afterAll(async () => {
+    await Promise.all(services.map((service) => service.kill()));
+    build?.remove();
+    if (dataDir) {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  const env = () => serviceEnv({ DATA_DIR: dataDir as string });
+  const script = (path: string) => join(dirname((build as ServiceBuild).main), path);
+  const start = async (): Promise<ServiceProcess> => {
+    const service = await startService((build as ServiceBuild).main, env(), {
+      startTimeoutMs: 60_000,
+    });
+    services.push(service);
+    return service;
+  };
+
+  it('lets seed and migrate join a running service, refuses a second service, and keeps every acknowledged write', async () => {
+    const first = await start();
+
+    // Registrations go on through the service while the seed writes.
+    const acknowledged: string[] = [];
+    const failures: string[] = [];
+    let writing = true;
+    const writer = (async () => {
+      for (let i = 0; writing; i += 1) {
+        const reply = await register(first.url, `share${i}`);
+        if (reply.status === 201) {
+          acknowledged.push((reply.body as { account: string }).account);
+        } else {
+          failures.push(`${reply.status ?? reply.error} ${JSON.stringify(reply.body)}`);
+        }
+      }
+    })();
+    const seed = await runNode(
+      script('db/seed/seed.js'),
+      ['--users', '300', '--meetings', '30', '--follows-per-user', '3'],
+      env(),
+    );
+    writing = false;
+    await writer;
+    expect(seed.output).toMatch(/Seeded 30\d users/);
+    expect(seed.code).toBe(0);
+    expect(failures).toEqual([]);
+    expect(acknowledged.length).toBeGreaterThan(0);
+
+    // The running service sees the seeded users at once.
+    const seeded = await call(first.url, 'POST', '/api/v1/auth/login', { json: SEEDED });
+    expect(seeded.status).toBe(200);
+
+    // migrate joins as well, and finds nothing to do.
+    const migrate = await runNode(script('db/migrate.js'), [], env());
+    expect(migrate.output).toContain('schema is up to date');
+    expect(migrate.code).toBe(0);
+
+    // A second service on the same directory refuses at once, naming the first; the first goes on.
+    const second = await runNode(
+      (build as ServiceBuild).main,
+      [],
+      { ...env(), HOST: '127.0.0.1', PORT: String(await freePort()) },
+      30_000,
+    );
+    expect(second.output).toContain(`in use by process ${first.pid}`);
+    expect(second.code).toBe(1);
+    expect((await call(first.url, 'GET', '/health/readiness')).status).toBe(204);
+
+    // A restart on the same directory finds every acknowledged registration and the seed.
+    first.signal('SIGTERM');
+    expect((await first.exited).code).toBe(0);
+    const again = await start();
+    // Tokens name their issuer, which has the port: sign in again on the new one.
+    const relogin = await call(again.url, 'POST', '/api/v1/auth/login', { json: SEEDED });
+    expect(relogin.status).toBe(200);
+    const missing: string[] = [];
+    for (const account of acknowledged) {
+      const found = await call(again.url, 'GET', `/api/v1/user/${account}`, {
+        token: (relogin.body as { access_token: string }).access_token,
+      });
+      if (found.status !== 200) {
+        missing.push(`${account}: ${found.status}`);
+      }
+    }
+    console.log(
+      `embedded-sharing: ${acknowledged.length} registrations acknowledged during a seed of ` +
+        `300 users; second service refused in ${Math.round(second.ms)} ms; ` +
+        `${missing.length} missing after a restart`,
+    );
+    expect(missing).toEqual([]);
+  }, 240_000);
+});
