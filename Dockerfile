@@ -5,7 +5,7 @@
 #     -e DATABASE_URL=postgres://user:pass@host:5432/meetings \
 #     -e JWT_SECRET=<a long random string> meeting-api
 #
-# Without DATABASE_URL the service falls back to embedded PGlite in /app/data.
+# Without DATABASE_URL the service runs its embedded PostgreSQL server on /app/data.
 # Migrations run automatically at start (PostgreSQL needs the pg_trgm extension).
 
 ARG NODE_IMAGE=node:20-bookworm-slim
@@ -38,7 +38,8 @@ RUN npm ci --omit=dev --no-audit --no-fund \
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/schema ./schema
 
-# The embedded PGlite fallback writes to ./data (DATA_DIR); the app user must own it.
+# The embedded database lives in ./data (DATA_DIR); the app user (not root, which PostgreSQL
+# refuses) must own it.
 RUN mkdir -p /app/data && chown node:node /app/data
 
 USER node

@@ -1,50 +1,6 @@
 import 'reflect-metadata';
-import { performance } from 'node:perf_hooks';
-import { PasswordHasher } from '../../auth/password';
-import { ConfigError, type DatabaseConfig, loadConfig } from '../../config';
-import { openDatabase } from '../orm';
-import { loadSampleData, type SeedSummary } from './load';
+import { ConfigError } from '../../config';
 import { parseSeedArgs, SeedUsageError, USAGE } from './options';
-import { progressOnStderr } from './progress';
-import { FIXED_USERS, SEED_PASSWORD } from './users';
-
-/** Where the data goes, without any password. */
-function describeTarget(database: DatabaseConfig): string {
-  if (database.kind === 'embedded') {
-    return `the embedded database in ${database.dataDir}`;
-  }
-  const url = new URL(database.url);
-  url.password = '';
-  return `PostgreSQL at ${url.toString()}`;
-}
-
-const count = (n: number): string => n.toLocaleString('en-US');
-
-function summaryLine(summary: SeedSummary, seconds: number): string {
-  const extras = [
-    summary.bigMeetingSize > 0 ? `1 big meeting of ${count(summary.bigMeetingSize)}` : null,
-    summary.invitationMeetings > 0
-      ? `${count(summary.invitationMeetings)} to hold invitations`
-      : null,
-  ].filter((part): part is string => part !== null);
-  return (
-    `Seeded ${count(summary.users)} users, ${count(summary.follows)} follows, ` +
-    `${count(summary.meetings)} meetings${extras.length ? ` (incl. ${extras.join(', ')})` : ''}, ` +
-    `${count(summary.participants)} participants ` +
-    `(${count(summary.invitations)} new invitations for ${FIXED_USERS.inbox.account}) ` +
-    `in ${seconds.toFixed(1)} s.`
-  );
-}
-
-function loginHint(summary: SeedSummary): string {
-  const fixed = Object.values(FIXED_USERS)
-    .map((user) => `${user.account} (${user.email})`)
-    .join(', ');
-  const sample = summary.accountToken
-    ? `generated accounts look like first.last.${summary.accountToken}.1`
-    : 'generated accounts look like first.last.1';
-  return `Every seeded user has the password "${SEED_PASSWORD}": try ${fixed}; ${sample}, e-mail <account>@example.com.`;
-}
 
 async function main(argv: readonly string[]): Promise<number> {
   let options;
@@ -61,33 +17,11 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-
-  const config = loadConfig();
-  const started = performance.now();
-  process.stderr.write(`Seeding ${describeTarget(config.database)} (seed ${options.seed})\n`);
-  // One argon2 hash for everybody: hashing every user's password would take hours.
-  const passwordHash = await new PasswordHasher().hash(SEED_PASSWORD);
-  // On the embedded database, a running service's server is joined: both see the same data.
-  const database = await openDatabase(config.database, { migrate: true, attach: true });
-  let summary: SeedSummary;
-  try {
-    summary = await loadSampleData(
-      {
-        knex: database.orm.em.getKnex(),
-        concurrency: Math.min(4, config.database.poolSize),
-        progress: progressOnStderr(),
-        passwordHash,
-      },
-      options,
-    );
-  } finally {
-    await database.close();
-  }
-  process.stdout.write(`${summaryLine(summary, (performance.now() - started) / 1000)}\n`);
-  process.stdout.write(`${loginHint(summary)}\n`);
+  // Loaded only now: the ORM and the schema take a second to load, which --help need not wait.
+  const { runSeed } = await import('./seed-run.js');
+  await runSeed(options);
   return 0;
 }
-
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
