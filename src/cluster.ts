@@ -1,8 +1,7 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig } from './config';
-import { openEmbeddedServer } from './db/embedded/embedded-server';
-import { openDatabase } from './db/orm';
+import { databaseServer, openDatabase } from './db/orm';
 import { createLogger } from './logger';
 
 /**
@@ -15,12 +14,8 @@ async function primary(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const workers = config.clusterWorkers || availableParallelism();
   const log = (message: string) => logger.info({ component: 'orm' }, message);
-  const embedded =
-    config.database.kind === 'embedded'
-      ? await openEmbeddedServer(config.database.dataDir, { attach: false, log })
-      : null;
-  const databaseUrl =
-    embedded?.url ?? (config.database.kind === 'postgres' ? config.database.url : '');
+  // On the embedded database, this process runs the server for as long as the workers run.
+  const { url: databaseUrl, server: embedded } = await databaseServer(config.database, { log });
   if (config.migrateOnStart) {
     const database = await openDatabase(
       { kind: 'postgres', url: databaseUrl, poolSize: 1 },

@@ -72,7 +72,7 @@ export function buildOrmOptions(
 }
 
 /** The server to connect to: the configured one, or the embedded server (started or joined). */
-async function connect(
+export async function databaseServer(
   config: DatabaseConfig,
   options: OpenOptions,
 ): Promise<{ url: string; server: EmbeddedServer | null }> {
@@ -92,7 +92,7 @@ export async function openDatabase(
   options: OpenOptions = {},
 ): Promise<Database> {
   const { migrate = true, counter, log } = options;
-  const { url, server } = await connect(config, options);
+  const { url, server } = await databaseServer(config, options);
   let orm: MikroORM;
   try {
     orm = await MikroORM.init(buildOrmOptions(url, config.poolSize, counter, log));

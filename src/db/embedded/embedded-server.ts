@@ -175,7 +175,10 @@ async function attach(dataDir: string, port: number): Promise<EmbeddedServer> {
   const files = layout(dataDir);
   const deadline = Date.now() + START_TIMEOUT_MS;
   // The holder may still be creating the cluster, which writes the credentials.
-  while (!existsSync(files.credentials) && Date.now() < deadline) {
+  while (!existsSync(files.credentials)) {
+    if (Date.now() > deadline || !DataDirectoryLock.holder(files.lock)) {
+      throw new Error(`the process serving ${dataDir} did not finish creating its database`);
+    }
     await sleep(100);
   }
   const credentials = JSON.parse(readFileSync(files.credentials, 'utf8')) as Credentials;
