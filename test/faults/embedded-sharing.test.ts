@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { freePort } from '../../src/shared/free-port';
@@ -12,7 +12,8 @@ import { type ServiceProcess, serviceEnv, startService } from './support/service
  * One embedded data directory, several processes: `npm run seed` and `npm run migrate` join the
  * server of the service running on it (the service keeps answering and sees the rows at once), a
  * second service refuses at once naming the first, and a restart finds every acknowledged write.
- * Runs once, in the embedded jest project.
+ * The cluster start mode runs the server in its primary for its workers. Runs once, in the embedded
+ * jest project.
  */
 
 const suite = testDatabaseKind === 'embedded' ? describe : describe.skip;
@@ -140,4 +141,32 @@ suite('sharing the embedded database', () => {
     );
     expect(missing).toEqual([]);
   }, 240_000);
+
+  it('serves cluster workers from the server the primary runs, and stops it with them', async () => {
+    const clusterDir = mkdtempSync(join(tmpdir(), 'meetings-faults-cluster-'));
+    try {
+      const primary = await startService(
+        script('cluster.js'),
+        { ...serviceEnv({ DATA_DIR: clusterDir }), CLUSTER_WORKERS: '2' },
+        { startTimeoutMs: 60_000 },
+      );
+      services.push(primary);
+      const registered = await Promise.all(
+        [0, 1, 2, 3].map((i) => register(primary.url, `cluster${i}`)),
+      );
+      expect(registered.map((reply) => reply.status)).toEqual([201, 201, 201, 201]);
+      const lock = JSON.parse(readFileSync(join(clusterDir, 'embedded.lock'), 'utf8')) as {
+        pid: number;
+      };
+      expect(lock.pid).toBe(primary.pid);
+
+      primary.signal('SIGTERM');
+      expect((await primary.exited).code).toBe(0);
+      // The primary stopped the server and gave the directory up.
+      expect(existsSync(join(clusterDir, 'embedded.lock'))).toBe(false);
+      expect(existsSync(join(clusterDir, 'postgres', 'postmaster.pid'))).toBe(false);
+    } finally {
+      rmSync(clusterDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
