@@ -44,7 +44,7 @@ if (args.help) {
   --users N             users registered up front (default 40)
   --sample-seconds N    RSS sampling interval (default 10)
   --max-slope MB        RSS slope over the second half, MB/min, above which growth is flagged (default 1)
-  --embedded            embedded database (PGlite) in a temporary directory
+  --embedded            the embedded database (PostgreSQL child process) in a temporary directory
   --database-url URL    PostgreSQL (default $DATABASE_URL or ${DEFAULT_DATABASE_URL})
   --fresh               drop and recreate that database first
   --out FILE            report (default bench/results/soak.md)`);
@@ -620,7 +620,7 @@ async function main(): Promise<void> {
   if (options.embedded) {
     dataDir = mkdtempSync(join(tmpdir(), 'meetings-soak-'));
     env['DATA_DIR'] = dataDir;
-    databaseLabel = `embedded (PGlite, ${dataDir})`;
+    databaseLabel = `the embedded database (${dataDir})`;
   } else {
     await ensureDatabase(options.databaseUrl, options.fresh);
     env['DATABASE_URL'] = options.databaseUrl;
