@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { selectRows } from '../db/select';
 import { type UserRecord, userRecords } from '../modules/user/user.record';
 import { InvalidTokenError, type TokenService } from './tokens';
+import { isVisibleUser } from '../modules/user/user.rules';
 
 /** The outcome of reading a request's bearer token. */
 export type AuthState =
@@ -40,7 +41,7 @@ export async function authenticate(
     'userId' in subject ? subject.userId : subject.email,
   ]);
   const user = rows[0] ? users.read(rows[0]) : null;
-  if (!user || !user.isActive || user.deletedAt !== null) {
+  if (!isVisibleUser(user)) {
     return { user: null, failure: 'INVALID_TOKEN' };
   }
   return { user, failure: null };

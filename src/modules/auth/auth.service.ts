@@ -4,6 +4,7 @@ import type { PasswordHasher } from '../../auth/password';
 import { InvalidTokenError, type IssuedTokens, type TokenService } from '../../auth/tokens';
 import { UnauthenticatedError } from '../../shared/errors';
 import { User } from '../user/user.entity';
+import { isVisibleUser } from '../user/user.rules';
 
 /** Sign-in with a password, and new tokens for a refresh token. */
 export class AuthService {
@@ -23,7 +24,7 @@ export class AuthService {
       name.includes('@') ? { email: name } : { account: name },
       { populate: ['passwordHash'] },
     );
-    const usable = user !== null && user.isActive && user.deletedAt === null;
+    const usable = isVisibleUser(user);
     const ok = await this.passwords.verify(usable ? user.passwordHash : null, password);
     if (!usable || !ok) {
       throw new UnauthenticatedError('INCORRECT_EMAIL_OR_PASSWORD');
@@ -43,7 +44,7 @@ export class AuthService {
       throw error;
     }
     const user = await this.em.findOne(User, { id: userId });
-    if (!user || !user.isActive || user.deletedAt !== null) {
+    if (!isVisibleUser(user)) {
       throw new UnauthenticatedError('INVALID_TOKEN');
     }
     return this.tokens.issue(user.id);

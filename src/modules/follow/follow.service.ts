@@ -9,6 +9,7 @@ import { type UserRecord, userRecords } from '../user/user.record';
 import { followRecords, type FollowRecord } from './follow.record';
 import { User } from '../user/user.entity';
 import { Follow } from './follow.entity';
+import { VISIBLE_USER } from '../user/user.rules';
 
 /** Whether two users follow each other, seen from the caller. */
 export interface FollowStatus {
@@ -125,6 +126,6 @@ export class FollowService {
   }
 
   private visibleUser(id: string): Promise<User> {
-    return this.em.findOneOrFail(User, { id, isActive: true, deletedAt: null });
+    return this.em.findOneOrFail(User, { id, ...VISIBLE_USER });
   }
 }

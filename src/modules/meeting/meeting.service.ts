@@ -19,6 +19,7 @@ import { isAdmin, type UserRecord } from '../user/user.record';
 import { Meeting, MeetingStatus } from './meeting.entity';
 import type { AddParticipantArgs, CreateMeetingArgs } from './meeting.inputs';
 import { statusAfterAnswers } from './meeting.rules';
+import { VISIBLE_USER } from '../user/user.rules';
 
 const meetingNotFound = () => new NotFoundError('MEETING_NOT_FOUND', 'Meeting not found');
 const userNotFound = () => new NotFoundError('USER_NOT_FOUND', 'User not found');
@@ -114,8 +115,7 @@ export class MeetingService {
     ];
     const found = await this.em.count(User, {
       id: { $in: referenced },
-      isActive: true,
-      deletedAt: null,
+      ...VISIBLE_USER,
     });
     if (found !== referenced.length) {
       throw userNotFound();
@@ -170,7 +170,7 @@ export class MeetingService {
           if (meeting.isClosed) {
             throw meetingClosed();
           }
-          const user = await em.findOne(User, { id: userId, isActive: true, deletedAt: null });
+          const user = await em.findOne(User, { id: userId, ...VISIBLE_USER });
           if (!user) {
             throw userNotFound();
           }

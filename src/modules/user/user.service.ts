@@ -9,6 +9,7 @@ import { type Page, pageClause, pageParams } from '../../shared/pagination';
 import { type UserRecord, userRecords } from './user.record';
 import { User } from './user.entity';
 import type { RegisterArgs } from './user.inputs';
+import { VISIBLE_USER, visibleUserSql } from './user.rules';
 
 /** `%`, `_` and `\` are literal characters in a search text. */
 export const escapeLikePattern = (text: string): string => text.replace(/[\\%_]/g, '\\$&');
@@ -19,8 +20,7 @@ const accountTaken = () =>
 
 const users = userRecords();
 const MATCHES =
-  `u."is_active" = true and u."deleted_at" is null ` +
-  `and (u."name" ilike ? or u."account" ilike ? or u."email" ilike ?)`;
+  `${visibleUserSql('u')} ` + `and (u."name" ilike ? or u."account" ilike ? or u."email" ilike ?)`;
 const SEARCH = {
   select: `select ${users.select('u')} from "users" u where ${MATCHES} order by u."name", u."id"`,
   // Two or three characters: the total kept by the user_search_grams triggers (migration
@@ -30,9 +30,6 @@ const SEARCH = {
     `then coalesce((select g."users" from "user_search_grams" g where g."gram" = lower(?)), 0) ` +
     `else (select count(*)::int from "users" u where ${MATCHES}) end as "total"`,
 };
-
-/** A user who can be seen by others: active and not deleted. */
-const visible = { isActive: true, deletedAt: null } as const;
 
 export class UserService {
   constructor(
@@ -71,7 +68,7 @@ export class UserService {
   }
 
   byAccount(account: string): Promise<User> {
-    return this.em.findOneOrFail(User, { account: account.trim().toLowerCase(), ...visible });
+    return this.em.findOneOrFail(User, { account: account.trim().toLowerCase(), ...VISIBLE_USER });
   }
 
   /** Case-insensitive substring search over name, account and e-mail; ordered by name, id. */

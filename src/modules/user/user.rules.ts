@@ -1,0 +1,18 @@
+import type { User } from './user.entity';
+
+/**
+ * Who others can see, find, follow, invite or sign in as: an active user who is not deleted.
+ * The one statement of that rule, as an ORM filter, as SQL and as a check of a loaded user.
+ */
+export const VISIBLE_USER = { isActive: true, deletedAt: null } as const;
+
+/** VISIBLE_USER for SQL over `users` under the alias `alias`. */
+export const visibleUserSql = (alias: string): string =>
+  `${alias}."is_active" = true and ${alias}."deleted_at" is null`;
+
+/** True when the user (a record or an entity) is visible. */
+export function isVisibleUser<T extends Pick<User, 'isActive' | 'deletedAt'>>(
+  user: T | null,
+): user is T {
+  return user !== null && user.isActive === VISIBLE_USER.isActive && user.deletedAt === null;
+}
