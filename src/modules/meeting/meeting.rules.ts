@@ -1,5 +1,28 @@
 import { ParticipantStatus } from '../participant/participant.entity';
+import { isAdmin, type UserRecord } from '../user/user.record';
 import { MeetingStatus } from './meeting.entity';
+
+type Viewer = Pick<UserRecord, 'id' | 'roles' | 'isSuperuser'>;
+
+/** Who may manage a meeting (add participants): its owner or an admin. */
+export function managesMeeting(viewer: Viewer, meeting: { ownerId: string }): boolean {
+  return isAdmin(viewer) || meeting.ownerId === viewer.id;
+}
+
+/**
+ * Who may see a meeting: its owner, a participant, or an admin. To anyone else it does not exist
+ * (they are told MEETING_NOT_FOUND, never FORBIDDEN).
+ */
+export function seesMeeting(
+  viewer: Viewer,
+  meeting: { ownerId: string },
+  participants: readonly { userId: string }[],
+): boolean {
+  return (
+    managesMeeting(viewer, meeting) ||
+    participants.some((participant) => participant.userId === viewer.id)
+  );
+}
 
 /** The answers that decide a meeting's status: who answered, and how. */
 export interface Answer {

@@ -15,10 +15,10 @@ import { meetingRecords, type MeetingRecord } from './meeting.record';
 import type { Loaders } from '../../loaders';
 import { Participant, ParticipantStatus } from '../participant/participant.entity';
 import { User } from '../user/user.entity';
-import { isAdmin, type UserRecord } from '../user/user.record';
+import type { UserRecord } from '../user/user.record';
 import { Meeting, MeetingStatus } from './meeting.entity';
 import type { AddParticipantArgs, CreateMeetingArgs } from './meeting.inputs';
-import { statusAfterAnswers } from './meeting.rules';
+import { managesMeeting, seesMeeting, statusAfterAnswers } from './meeting.rules';
 import { VISIBLE_USER } from '../user/user.rules';
 
 const meetingNotFound = () => new NotFoundError('MEETING_NOT_FOUND', 'Meeting not found');
@@ -60,11 +60,11 @@ export class MeetingService {
     if (!meeting) {
       throw meetingNotFound();
     }
-    if (isAdmin(viewer) || meeting.ownerId === viewer.id) {
-      return meeting;
-    }
-    const participants = await this.loaders.participantsByMeeting.load(meetingId);
-    if (!participants.some((participant) => participant.userId === viewer.id)) {
+    // Owners and admins need no participant list to be let in.
+    if (
+      !managesMeeting(viewer, meeting) &&
+      !seesMeeting(viewer, meeting, await this.loaders.participantsByMeeting.load(meetingId))
+    ) {
       throw meetingNotFound();
     }
     return meeting;
@@ -161,7 +161,7 @@ export class MeetingService {
       () =>
         this.em.transactional(async (em) => {
           const { meeting, participants } = await this.lockVisible(em, viewer, args.meetingId);
-          if (!isAdmin(viewer) && meeting.ownerId !== viewer.id) {
+          if (!managesMeeting(viewer, meeting)) {
             throw new ForbiddenError(
               'ONLY_MEETING_OWNER_CAN_ADD_PARTICIPANTS',
               'Only the meeting owner can add participants',
@@ -253,8 +253,7 @@ export class MeetingService {
       { meeting: meetingId },
       { orderBy: { createdAt: 'asc', id: 'asc' } },
     );
-    const isParticipant = participants.some((participant) => participant.userId === viewer.id);
-    if (!isAdmin(viewer) && meeting.ownerId !== viewer.id && !isParticipant) {
+    if (!seesMeeting(viewer, meeting, participants)) {
       throw meetingNotFound();
     }
     return { meeting, participants };
