@@ -11,7 +11,7 @@ import { createLogger } from './logger';
  */
 async function primary(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config);
   let workers = config.clusterWorkers || availableParallelism();
   if (config.database.kind === 'pglite' && workers > 1) {
     logger.warn('the embedded database serves one process: starting a single worker');

@@ -14,7 +14,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config);
   const instance = await createApp({ config, logger, migrate: config.migrateOnStart });
   const url = await instance.listen();
   logger.info(

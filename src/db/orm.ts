@@ -51,18 +51,42 @@ function baseOptions(counter: QueryCounter | undefined, log?: (message: string) 
   };
 }
 
+/** How long a request may wait for a pooled connection, and for one statement (server only). */
+export interface DatabaseTimeouts {
+  acquireMs: number;
+  statementMs: number;
+}
+
 /** MikroORM options for the configured database, and the embedded instance it runs on, if any. */
 export function buildOrmOptions(
   config: DatabaseConfig,
   counter?: QueryCounter,
   log?: (message: string) => void,
+  timeouts?: DatabaseTimeouts,
 ): { options: Options; pglite: PGlite | null } {
   if (config.kind === 'postgres') {
     return {
       options: {
         ...baseOptions(counter, log),
         clientUrl: config.url,
-        pool: { min: 0, max: config.poolSize },
+        pool: {
+          min: 0,
+          max: config.poolSize,
+          // knex waits 60 s by default: far beyond the request timeout.
+          ...(timeouts && {
+            acquireTimeoutMillis: timeouts.acquireMs,
+            createTimeoutMillis: timeouts.acquireMs,
+          }),
+        },
+        // Sent at connection start-up; a statement blocked by a lock is cancelled too.
+        ...(timeouts && {
+          driverOptions: {
+            connection: {
+              statement_timeout: timeouts.statementMs,
+              connectionTimeoutMillis: timeouts.acquireMs,
+            },
+          },
+        }),
       },
       pglite: null,
     };
@@ -89,10 +113,20 @@ export function buildOrmOptions(
 /** Opens the configured database and, unless told otherwise, brings its schema up to date. */
 export async function openDatabase(
   config: DatabaseConfig,
-  options: { migrate?: boolean; counter?: QueryCounter; log?: (message: string) => void } = {},
+  options: {
+    migrate?: boolean;
+    counter?: QueryCounter;
+    log?: (message: string) => void;
+    timeouts?: DatabaseTimeouts;
+  } = {},
 ): Promise<Database> {
-  const { migrate = true, counter, log } = options;
-  const built = buildOrmOptions(config, counter, log);
+  const { migrate = true, counter, log, timeouts } = options;
+  if (migrate && timeouts && config.kind === 'postgres') {
+    // Migrations may rightly take longer than a request's statement: run them without its limits.
+    await (await openDatabase(config, { migrate, log })).close();
+    return openDatabase(config, { migrate: false, counter, log, timeouts });
+  }
+  const built = buildOrmOptions(config, counter, log, timeouts);
   const orm = await MikroORM.init(built.options);
   // Every query error passes here: a lost database becomes a 503 on GraphQL too, not a 500.
   const driver = orm.em.getDriver();
