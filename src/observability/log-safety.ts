@@ -16,15 +16,16 @@ export function scrub(text: string): string {
   return clean;
 }
 
+// A statement, as knex puts it in front of a driver's message.
+const STATEMENT =
+  /^\s*(select|insert|update|delete|with|begin|commit|rollback|savepoint|release|set|lock)\b/i;
+
 /**
  * knex prefixes a failed statement's message with the statement, values inlined (`insert into
- * "users" … values ('…', '$argon2id$…') - Client has encountered …`): only the driver's part is kept.
+ * "users" … values ('…', '$argon2id$…') - terminating connection …`): only the driver's part is kept.
  */
 function driverMessage(error: object, message: string): string {
-  const fromDatabase =
-    error instanceof DriverException ||
-    typeof (error as { sqlState?: unknown }).sqlState === 'string' ||
-    'query' in error;
+  const fromDatabase = error instanceof DriverException || STATEMENT.test(message);
   return fromDatabase && message.includes(' - ')
     ? message.slice(message.lastIndexOf(' - ') + 3)
     : message;
