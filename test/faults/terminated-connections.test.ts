@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase, testDatabaseKind } from '../helpers/test-database';
+import { lostWrites } from './support/acknowledged';
 import { buildService, type ServiceBuild } from './support/build';
 import { describeOutcome, isServiceUnavailable, isSuccess, MixedLoad, tally } from './support/load';
 import { type ServiceProcess, serviceEnv, startService } from './support/service';
@@ -83,20 +84,7 @@ suite('database connections terminated under load', () => {
       expect(failed.filter((o) => !isServiceUnavailable(o)).map(describeOutcome)).toEqual([]);
 
       // Every acknowledged write is in the database.
-      const ids = load.users.map((user) => user.id);
-      const users = await admin.query<{ id: string }>(
-        'select id from users where id = any($1::uuid[])',
-        [ids],
-      );
-      const present = new Set(users.rows.map((row) => row.id));
-      expect(ids.filter((id) => !present.has(id))).toEqual([]);
-      const follows = await admin.query<{ pair: string }>(
-        "select follower_id || '>' || following_id as pair from follows",
-      );
-      const pairs = new Set(follows.rows.map((row) => row.pair));
-      expect(
-        load.follows.map((f) => `${f.follower}>${f.following}`).filter((p) => !pairs.has(p)),
-      ).toEqual([]);
+      expect(await lostWrites(admin, load)).toEqual({ users: [], follows: [] });
     } finally {
       await load.stop();
       await admin.end();
