@@ -70,14 +70,31 @@ export class Metrics {
 
   /** The handler that serves the registry in Prometheus' text format. */
   handler(): RequestHandler {
-    return (_req, res, next) => {
-      this.registry
-        .metrics()
-        .then((text) => {
-          res.setHeader('content-type', this.registry.contentType);
-          res.end(text);
-        })
-        .catch(next);
-    };
+    return exposition(this.registry, () => this.registry.metrics());
   }
+}
+
+/** A handler answering `produce()`'s text with the registry's content type. */
+function exposition(registry: { contentType: string }, produce: () => Promise<string>): RequestHandler {
+  return (_req, res, next) => {
+    produce()
+      .then((text) => {
+        res.setHeader('content-type', registry.contentType);
+        res.end(text);
+      })
+      .catch(next);
+  };
+}
+
+/** Where a cluster's primary serves its workers' metrics when METRICS_PORT is not set. */
+export const CLUSTER_METRICS_PORT = 9464;
+
+/**
+ * For a cluster's primary: a handler answering the metrics of every worker, aggregated
+ * (histograms and counters summed, gauges as prom-client's aggregators say).
+ */
+export function clusterMetricsHandler(): RequestHandler {
+  const registry: AggregatorRegistry<typeof Registry.PROMETHEUS_CONTENT_TYPE> =
+    new AggregatorRegistry();
+  return exposition(registry, () => registry.clusterMetrics());
 }
