@@ -2,7 +2,8 @@ import { DriverException } from '@mikro-orm/core';
 
 // What must never reach a log line, wherever it hides in an error's text.
 const SECRETS: ReadonlyArray<[RegExp, string]> = [
-  [/\$argon2\w*\$[^\s'",)]*/g, '[hash]'],
+  // PHC strings: `$argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>`.
+  [/\$argon2\w*\$[\w$=,+/.-]*/g, '[hash]'],
   [/\beyJ[\w-]*\.[\w-]+\.[\w-]*/g, '[token]'],
   [/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g, '[email]'],
 ];
