@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite' with { 'resolution-mode': 'import' };
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
-import type { DatabaseConfig } from '../config';
+import type { Config, DatabaseConfig } from '../config';
 import { withUnavailableStatus } from '../shared/db-errors';
 import { NotFoundError } from '../shared/errors';
 import { entities } from './entities';
@@ -52,10 +52,7 @@ function baseOptions(counter: QueryCounter | undefined, log?: (message: string) 
 }
 
 /** How long a request may wait for a pooled connection, and for one statement (server only). */
-export interface DatabaseTimeouts {
-  acquireMs: number;
-  statementMs: number;
-}
+export type DatabaseTimeouts = Config['databaseTimeouts'];
 
 /** MikroORM options for the configured database, and the embedded instance it runs on, if any. */
 export function buildOrmOptions(
