@@ -60,7 +60,7 @@ async function primary(): Promise<void> {
     // Workers do not serve their own numbers: here they are asked for them and summed.
     const port = config.metrics.port ?? CLUSTER_METRICS_PORT;
     await listenForMetrics(clusterMetricsHandler(), { ...config.metrics, port }, config.host);
-    logger.info({ port, path: config.metrics.path }, 'serving the workers\' metrics');
+    logger.info({ port, path: config.metrics.path }, "serving the workers' metrics");
   }
   logger.info({ workers }, 'cluster started');
 }

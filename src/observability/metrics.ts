@@ -75,7 +75,10 @@ export class Metrics {
 }
 
 /** A handler answering `produce()`'s text with the registry's content type. */
-function exposition(registry: { contentType: string }, produce: () => Promise<string>): RequestHandler {
+function exposition(
+  registry: { contentType: string },
+  produce: () => Promise<string>,
+): RequestHandler {
   return (_req, res, next) => {
     produce()
       .then((text) => {
