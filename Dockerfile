@@ -8,7 +8,8 @@
 # Without DATABASE_URL the service runs its embedded PostgreSQL server on /app/data.
 # Migrations run automatically at start (PostgreSQL needs the pg_trgm extension).
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node 22: the current LTS (Node 20 left LTS in April 2026); the service also runs on 20.19+.
+ARG NODE_IMAGE=node:22-bookworm-slim
 
 # ---- Stage 1: install every dependency and compile TypeScript -------------
 FROM ${NODE_IMAGE} AS build

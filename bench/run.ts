@@ -44,6 +44,7 @@ import {
   approveRequest,
   type Callers,
   readRequests,
+  sendAcceptEncoding,
   SCENARIOS,
   type ScenarioKey,
 } from './lib/scenarios';
@@ -145,6 +146,9 @@ function baseEnv(): Record<string, string> {
   return env;
 }
 
+/** --service-env: extra environment of every service process started. */
+let serviceEnvOverrides: Record<string, string> = {};
+
 async function startService(
   dbUrl: string,
   logLevel: 'info' | 'warn',
@@ -162,6 +166,7 @@ async function startService(
       JWT_AUDIENCE: TOKENS.audience,
       DATABASE_URL: dbUrl,
       LOG_LEVEL: logLevel,
+      ...serviceEnvOverrides,
       ...options.env,
     },
     port: await freePort(),
@@ -279,13 +284,13 @@ async function baselineStats(baseline: Server): Promise<{ requests: number; stat
   };
 }
 
-/** `sqlStatements` of the request log line for `path` after `mark` (waits for it a little). */
-async function loggedStatements(service: Server, mark: number, path: string): Promise<number> {
+/** `sqlStatements` of the request log line of request `reqId` (waits for it a little). */
+async function loggedStatements(service: Server, mark: number, reqId: string): Promise<number> {
   for (let waited = 0; waited < 1000; waited += 10) {
     for (const line of service.lines.slice(mark)) {
       if (line.includes('"sqlStatements"')) {
-        const entry = JSON.parse(line) as { req?: { url?: string }; sqlStatements?: number };
-        if (entry.req?.url === path && typeof entry.sqlStatements === 'number') {
+        const entry = JSON.parse(line) as { reqId?: string; sqlStatements?: number };
+        if (entry.reqId === reqId && typeof entry.sqlStatements === 'number') {
           return entry.sqlStatements;
         }
       }
@@ -302,6 +307,8 @@ interface Exchange {
   sql: { service: number; baseline: number };
 }
 
+let exchanges = 0;
+
 /** One request to each target, one after the other, counting the statements each one sent. */
 async function exchange(
   service: Server,
@@ -311,10 +318,13 @@ async function exchange(
   countStatements: boolean,
 ): Promise<Exchange> {
   const mark = service.lines.length;
-  const a = await send(service.url, toService);
-  const serviceSql = countStatements
-    ? await loggedStatements(service, mark, toService.path)
-    : Number.NaN;
+  exchanges += 1;
+  const reqId = `bench-${exchanges}`;
+  const a = await send(service.url, {
+    ...toService,
+    headers: { ...toService.headers, 'x-request-id': reqId },
+  });
+  const serviceSql = countStatements ? await loggedStatements(service, mark, reqId) : Number.NaN;
   const before = await baselineStats(baseline);
   const b = await send(baseline.url, toBaseline);
   const after = await baselineStats(baseline);
@@ -802,6 +812,8 @@ async function main(argv: readonly string[]): Promise<void> {
     return;
   }
   const options = parsed;
+  serviceEnvOverrides = options.serviceEnv;
+  sendAcceptEncoding(options.acceptEncoding);
   const started = Date.now();
   ensureBuilt(options);
   const mode = options.quick ? 'quick' : 'full';
@@ -920,6 +932,14 @@ async function main(argv: readonly string[]): Promise<void> {
       cluster,
       notes: [
         `Timed runs use LOG_LEVEL=${options.quick ? 'info (--quick does not restart the service)' : 'warn'}; SQL statements per request come from the equality pass with LOG_LEVEL=info (the service's \`sqlStatements\` log field; the baseline counts its own; neither counts BEGIN/COMMIT).`,
+        ...(Object.keys(options.serviceEnv).length > 0
+          ? [`Service environment for this run: ${JSON.stringify(options.serviceEnv)}.`]
+          : []),
+        ...(options.acceptEncoding
+          ? [
+              `Every request sent Accept-Encoding: ${options.acceptEncoding} (the baseline never compresses).`,
+            ]
+          : []),
         'The service caches verified access tokens (src/auth/tokens.ts); the baseline verifies the signature on every request, as specified.',
         `Bodies of every scenario were checked byte-for-byte equal before measuring (writes: equal but for the new participant's id, meeting id and timestamps, and the same stored statuses).`,
         'The baseline is the practical limit for this stack: it verifies the same EdDSA token, loads the caller and runs the fewest SQL statements (joins instead of per-relation queries) with prepared statements.',

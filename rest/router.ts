@@ -3,6 +3,7 @@ import { execute, type GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import { type AppDependencies, createContext } from '../src/context';
 import { notFound, sendError } from '../src/http/http-errors';
+import { currentRequest } from '../src/observability/request-scope';
 import { isDatabaseUnavailable } from '../src/shared/db-errors';
 import { BODY_LIMIT_BYTES, BodyError, readBody } from './body';
 import { sendGraphQLError, sendUnauthenticated, sendValidationErrors } from './http-errors';
@@ -127,7 +128,12 @@ function sendFailure(res: Response, route: RouteSpec, error: GraphQLError, logge
 
 /** The one generic handler: gather variables → execute in-process → answer the result or error. */
 function handle(route: RouteSpec, executor: Executor): RequestHandler {
+  const label = `${REST_PREFIX}${route.path}`;
   return async (req: Request, res: Response) => {
+    const scope = currentRequest();
+    if (scope) {
+      scope.route = label;
+    }
     try {
       const body = await readBody(req, route.body);
       const values: RequestValues = {

@@ -1,7 +1,9 @@
 import 'reflect-metadata';
+import cluster from 'node:cluster';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expressMiddleware } from '@as-integrations/express5';
+import compression from 'compression';
 import express, { type Express } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
@@ -18,9 +20,11 @@ import { playgroundAssets, playgroundAssetsMount, renderPlayground } from './gra
 import { healthRoutes } from './http/health.routes';
 import { errorHandler, notFound } from './http/http-errors';
 import { oauthMetadataRoutes } from './http/oauth-metadata.routes';
-import { requestLogging } from './http/request-log';
 import { corsPolicy, inlineScriptHashes, securityHeaders } from './http/security';
 import { createLogger } from './logger';
+import { Metrics } from './observability/metrics';
+import { listenForMetrics } from './observability/metrics-server';
+import { requestTracking } from './observability/request-tracking';
 import { createSchema } from './schema/build-schema';
 import { docsRouter } from '../rest/docs';
 import { REST_PREFIX, restRouter } from '../rest/router';
@@ -43,6 +47,10 @@ export interface AppInstance {
   schema: GraphQLSchema;
   queries: QueryCounter;
   logger: Logger;
+  /** Prometheus metrics, unless switched off. */
+  metrics: Metrics | null;
+  /** The port metrics are served on when METRICS_PORT gives them one of their own. */
+  metricsPort(): number | null;
   listen(port?: number, host?: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -52,11 +60,12 @@ const JSON_LIMIT = '1mb';
 /** Builds the whole service (used by main and by the tests, so both run the same wiring). */
 export async function createApp(options: CreateAppOptions): Promise<AppInstance> {
   const { config } = options;
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger(config);
   const queries = new QueryCounter();
   const database = await openDatabase(config.database, {
     migrate: options.migrate ?? true,
     counter: queries,
+    timeouts: config.databaseTimeouts,
     log: (message) => logger.info({ component: 'orm' }, message),
   });
   const key = await loadSigningKey(config.auth);
@@ -85,14 +94,21 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
   // API answers are never revalidated; hashing every body for an ETag is wasted work.
   app.set('etag', false);
   app.set('trust proxy', 'loopback');
+  const metrics = config.metrics.enabled ? new Metrics(database.orm) : null;
+  app.use(requestTracking({ logger, metrics }));
+  if (config.compression.enabled) {
+    app.use(compression({ threshold: config.compression.thresholdBytes }));
+  }
+  // In a cluster the primary serves every worker's metrics, aggregated (src/cluster.ts).
+  const metricsHere = metrics && !cluster.isWorker ? metrics : null;
+  if (metricsHere && config.metrics.port === null) {
+    app.get(config.metrics.path, metricsHere.handler());
+  }
+  let metricsServer: Server | null = null;
   // One rendering of the Playground page serves both its CSP hash and the page itself.
   const playgroundHtml = renderPlayground(GRAPHQL_PATH);
   app.use(securityHeaders(inlineScriptHashes(playgroundHtml)));
   app.use(corsPolicy(config.corsOrigins));
-  const logging = requestLogging(logger);
-  if (logging.length > 0) {
-    app.use(logging);
-  }
   const health = healthRoutes(database.orm, () => shuttingDown);
   app.use(health);
   app.use(REST_PREFIX, health);
@@ -129,7 +145,12 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     schema,
     queries,
     logger,
-    listen(port = config.port, host = config.host) {
+    metrics,
+    metricsPort: () => (metricsServer?.address() as AddressInfo | null)?.port ?? null,
+    async listen(port = config.port, host = config.host) {
+      if (metricsHere && config.metrics.port !== null) {
+        metricsServer = await listenForMetrics(metricsHere.handler(), config.metrics, host);
+      }
       return new Promise((resolve, reject) => {
         httpServer.once('error', reject);
         httpServer.listen(port, host, () => {
@@ -149,6 +170,10 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
       await apollo.stop();
       if (httpServer.listening) {
         await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      }
+      const metricsListener = metricsServer;
+      if (metricsListener) {
+        await new Promise<void>((resolve) => metricsListener.close(() => resolve()));
       }
       await deps.attempts.close();
       await database.close();

@@ -3,6 +3,8 @@ import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig } from './config';
 import { databaseServer, openDatabase } from './db/orm';
 import { createLogger } from './logger';
+import { CLUSTER_METRICS_PORT, clusterMetricsHandler } from './observability/metrics';
+import { listenForMetrics } from './observability/metrics-server';
 
 /**
  * Production start mode using every core: the primary applies migrations once, then forks one
@@ -11,7 +13,7 @@ import { createLogger } from './logger';
  */
 async function primary(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config);
   const workers = config.clusterWorkers || availableParallelism();
   const log = (message: string) => logger.info({ component: 'orm' }, message);
   // On the embedded database, this process runs the server for as long as the workers run.
@@ -56,6 +58,12 @@ async function primary(): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  if (config.metrics.enabled) {
+    // Workers do not serve their own numbers: here they are asked for them and summed.
+    const port = config.metrics.port ?? CLUSTER_METRICS_PORT;
+    await listenForMetrics(clusterMetricsHandler(), { ...config.metrics, port }, config.host);
+    logger.info({ port, path: config.metrics.path }, "serving the workers' metrics");
+  }
   logger.info({ workers }, 'cluster started');
 }
 

@@ -2,6 +2,14 @@ import { z } from 'zod';
 
 export const DEFAULT_JWT_SECRET = 'dev-only-signing-secret-change-me';
 
+/**
+ * Smallest response body worth compressing, in bytes. Measured (bench/compression-cost.ts): a
+ * zlib stream costs ~70-100 µs per body whatever its size, plus ~10 µs per KiB; below ~4 KiB
+ * each KiB saved costs 2-10 times more CPU than above, and such a body fits in the first
+ * round trip anyway (the initial congestion window is 10 segments, ~14 KB).
+ */
+const COMPRESSION_THRESHOLD = 4096;
+
 const optionalUrl = z
   .string()
   .trim()
@@ -49,6 +57,18 @@ const schema = z
     MIGRATE_ON_START: boolean.default(true),
     CLUSTER_WORKERS: z.coerce.number().int().min(0).max(64).default(0),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+    DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).optional(),
+    DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).optional(),
+    LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
+    METRICS: boolean.default(true),
+    METRICS_PATH: z
+      .string()
+      .regex(/^\/[\w./-]*$/, 'must be a path such as /metrics')
+      .default('/metrics'),
+    METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    COMPRESSION: boolean.default(true),
+    COMPRESSION_THRESHOLD_BYTES: z.coerce.number().int().min(0).default(COMPRESSION_THRESHOLD),
+    OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
   })
   .superRefine((env, ctx) => {
     if (
@@ -62,6 +82,14 @@ const schema = z
         message: 'must be set to a secret of your own in production (or set JWT_PRIVATE_KEY)',
       });
     }
+    const { acquireMs, statementMs } = databaseTimeouts(env);
+    if (acquireMs + statementMs >= env.REQUEST_TIMEOUT_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DB_STATEMENT_TIMEOUT_MS'],
+        message: `DB_ACQUIRE_TIMEOUT_MS + DB_STATEMENT_TIMEOUT_MS (${acquireMs + statementMs}) must stay below REQUEST_TIMEOUT_MS (${env.REQUEST_TIMEOUT_MS})`,
+      });
+    }
     if (Boolean(env.OAUTH_EXTERNAL_ISSUER) !== Boolean(env.OAUTH_EXTERNAL_JWKS_URL)) {
       ctx.addIssue({
         code: 'custom',
@@ -72,6 +100,20 @@ const schema = z
   });
 
 export type Env = z.infer<typeof schema>;
+
+/**
+ * The database's waits, each a third of the request timeout unless set: waiting for a pooled
+ * connection, then for a statement, still ends (in a 503) before the request timeout does.
+ */
+function databaseTimeouts(
+  env: Pick<Env, 'REQUEST_TIMEOUT_MS' | 'DB_ACQUIRE_TIMEOUT_MS' | 'DB_STATEMENT_TIMEOUT_MS'>,
+): { acquireMs: number; statementMs: number } {
+  const third = Math.floor(env.REQUEST_TIMEOUT_MS / 3);
+  return {
+    acquireMs: env.DB_ACQUIRE_TIMEOUT_MS ?? third,
+    statementMs: env.DB_STATEMENT_TIMEOUT_MS ?? third,
+  };
+}
 
 /**
  * Where the data lives: a PostgreSQL server, or the embedded PostgreSQL server this service runs
@@ -92,7 +134,17 @@ export interface Config {
   introspection: boolean;
   shutdownTimeoutMs: number;
   requestTimeoutMs: number;
+  /** Longest waits for a pooled connection and for one SQL statement (PostgreSQL server). */
+  databaseTimeouts: { acquireMs: number; statementMs: number };
   migrateOnStart: boolean;
+  /** `auto`: readable lines on a terminal outside production, JSON lines otherwise. */
+  logFormat: Env['LOG_FORMAT'];
+  /** Prometheus metrics: off, or served at `path` on the service's port or on a port of their own. */
+  metrics: { enabled: boolean; path: string; port: number | null };
+  /** Responses compressed (gzip, br) when the client accepts it and the body is this large. */
+  compression: { enabled: boolean; thresholdBytes: number };
+  /** OTLP endpoint spans are exported to; null: tracing is not loaded at all. */
+  tracingEndpoint: string | null;
   /** Worker processes for `npm run start:cluster`; 0 means one per core. */
   clusterWorkers: number;
   /** Origins allowed to call the API from a browser; empty: same origin only; `*`: any. */
@@ -141,7 +193,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     introspection: env.GRAPHQL_INTROSPECTION ?? env.NODE_ENV !== 'production',
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+    databaseTimeouts: databaseTimeouts(env),
     migrateOnStart: env.MIGRATE_ON_START,
+    logFormat: env.LOG_FORMAT,
+    metrics: { enabled: env.METRICS, path: env.METRICS_PATH, port: env.METRICS_PORT ?? null },
+    compression: { enabled: env.COMPRESSION, thresholdBytes: env.COMPRESSION_THRESHOLD_BYTES },
+    tracingEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
     clusterWorkers: env.CLUSTER_WORKERS,
     corsOrigins: env.CORS_ORIGINS.split(',')
       .map((origin) => origin.trim())

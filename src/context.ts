@@ -6,6 +6,7 @@ import type { TokenService } from './auth/tokens';
 import { createLoaders, type Loaders } from './loaders';
 import { AuthService } from './modules/auth/auth.service';
 import { FollowService } from './modules/follow/follow.service';
+import { currentRequest } from './observability/request-scope';
 import { MeetingService } from './modules/meeting/meeting.service';
 import { UserService } from './modules/user/user.service';
 
@@ -45,6 +46,10 @@ export async function createContext(deps: AppDependencies, request: RequestInfo)
   const loaders = createLoaders(em);
   const auth = await authenticate(request.authorization, em, deps.tokens);
   if (auth.user) {
+    const scope = currentRequest();
+    if (scope) {
+      scope.userId = auth.user.id;
+    }
     // The caller is often also a participant or follower being shown: no second read.
     loaders.users.prime(auth.user.id, auth.user);
   }

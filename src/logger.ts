@@ -1,46 +1,44 @@
-import { pino, stdSerializers, type Logger } from 'pino';
+import { type DestinationStream, type LoggerOptions, pino, type Logger } from 'pino';
 import type { Config } from './config';
+import { serializeError } from './observability/log-safety';
+import { currentRequest } from './observability/request-scope';
 
-/**
- * Database errors are logged by their codes: MikroORM puts the SQL (with its parameters, such
- * as a password hash) in the message, which must not reach the logs.
- */
-function serializeError(error: unknown): unknown {
-  const serialized = stdSerializers.err(error as Error) as unknown as Record<string, unknown>;
-  if (
-    typeof (error as { sqlState?: unknown } | null)?.sqlState !== 'string' &&
-    !('query' in serialized)
-  ) {
-    return serialized;
+/** Whether log lines are written for a person at a terminal rather than as JSON. */
+function pretty(config: Pick<Config, 'logFormat' | 'env'>): boolean {
+  if (config.logFormat !== 'auto') {
+    return config.logFormat === 'pretty';
   }
-  const { code, constraint, table, column, routine, severity } = serialized;
-  const message = String(serialized['message'] ?? '');
-  return {
-    type: serialized['type'],
-    message: message.includes(' - ') ? message.slice(message.lastIndexOf(' - ') + 3) : message,
-    code,
-    constraint,
-    table,
-    column,
-    routine,
-    severity,
-    stack: String(serialized['stack'] ?? '')
-      .split('\n')
-      .filter((line) => line.trimStart().startsWith('at '))
-      .join('\n'),
-  };
+  return config.env !== 'production' && process.stdout.isTTY === true;
 }
 
-/** The structured JSON logger; request logs carry the request id and SQL statement count. */
-export function createLogger(level: Config['logLevel']): Logger {
-  return pino({
-    level,
+/**
+ * The structured JSON logger. Every line written while a request is served carries its id;
+ * errors are logged through a whitelist (no SQL, values, hashes, tokens or e-mails).
+ */
+export function createLogger(
+  config: Pick<Config, 'logLevel' | 'logFormat' | 'env'>,
+  /** Where lines go instead of stdout (tests read them). */
+  destination?: DestinationStream,
+): Logger {
+  const options: LoggerOptions = {
+    level: config.logLevel,
     base: { service: 'meeting-api' },
     timestamp: pino.stdTimeFunctions.isoTime,
     serializers: { err: serializeError },
-    redact: {
-      paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.passwordHash'],
-      censor: '[redacted]',
+    mixin: () => {
+      const request = currentRequest();
+      return request ? { reqId: request.id } : {};
     },
-  });
+    redact: { paths: ['*.password', '*.passwordHash'], censor: '[redacted]' },
+    // pino-pretty (a development dependency) is loaded, in a worker, only in this case.
+    ...(pretty(config) && !destination
+      ? {
+          transport: {
+            target: 'pino-pretty',
+            options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'service,pid,hostname' },
+          },
+        }
+      : {}),
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

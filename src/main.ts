@@ -1,3 +1,5 @@
+// First: tracing (when configured) must patch modules before anything else loads them.
+import { stopTracing } from './observability/tracing-preload';
 import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import { createLogger } from './logger';
@@ -14,7 +16,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config);
   const instance = await createApp({ config, logger, migrate: config.migrateOnStart });
   const url = await instance.listen();
   logger.info(
@@ -36,6 +38,7 @@ async function main(): Promise<void> {
     timer.unref();
     instance
       .close()
+      .then(stopTracing)
       .then(() => {
         logger.info('stopped');
         process.exit(0);

@@ -15,6 +15,10 @@ export interface BenchOptions {
   /** Profile mode: run these scenarios against `node --cpu-prof` and summarise. */
   profile: ScenarioKey[] | null;
   build: boolean;
+  /** Extra environment of the service (e.g. METRICS=false), to measure what a feature costs. */
+  serviceEnv: Record<string, string>;
+  /** Accept-Encoding sent on every request to both targets (the baseline never compresses). */
+  acceptEncoding: string | null;
 }
 
 export const USAGE = `Usage: npm run bench -- [options]
@@ -39,6 +43,8 @@ Options:
   --profile <a,b,...>     instead of benchmarking: run each scenario against the service under
                           node --cpu-prof and write bench/results/profile-<scenario>.md
   --no-build              do not rebuild dist/ even if src/ or rest/ changed
+  --service-env <K=V,...> extra environment of the service, e.g. METRICS=false,COMPRESSION=false
+  --accept-encoding <e>   send Accept-Encoding: <e> (e.g. gzip) on every request to both targets
   -h, --help              this help`;
 
 export class UsageError extends Error {}
@@ -88,6 +94,18 @@ function benchDatabaseUrl(given: string): string {
   return url.toString();
 }
 
+function keyValues(text: string): Record<string, string> {
+  const pairs: Record<string, string> = {};
+  for (const item of text.split(',').filter(Boolean)) {
+    const at = item.indexOf('=');
+    if (at <= 0) {
+      throw new UsageError(`--service-env wants KEY=VALUE pairs, got "${item}"`);
+    }
+    pairs[item.slice(0, at)] = item.slice(at + 1);
+  }
+  return pairs;
+}
+
 export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
   let values;
   try {
@@ -108,6 +126,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
         'no-cluster': { type: 'boolean' },
         profile: { type: 'string' },
         'no-build': { type: 'boolean' },
+        'service-env': { type: 'string' },
+        'accept-encoding': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -137,5 +157,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     cluster: !quick && !values['no-cluster'],
     profile: values.profile ? scenarioList(values.profile) : null,
     build: !values['no-build'],
+    serviceEnv: keyValues(values['service-env'] ?? ''),
+    acceptEncoding: values['accept-encoding'] ?? null,
   };
 }

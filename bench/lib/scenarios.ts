@@ -75,7 +75,20 @@ export interface Callers {
   busy: string;
 }
 
-const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
+/** Headers every planned request carries besides its own (set once from the options). */
+const alwaysSent: Record<string, string> = {};
+
+/** Adds `accept-encoding` to every request planned from now on (null: none). */
+export function sendAcceptEncoding(value: string | null): void {
+  if (value !== null) {
+    alwaysSent['accept-encoding'] = value;
+  }
+}
+
+const bearer = (token: string): Record<string, string> => ({
+  ...alwaysSent,
+  authorization: `Bearer ${token}`,
+});
 
 function graphql(
   token: string,

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
-import type { DatabaseConfig } from '../config';
+import type { Config, DatabaseConfig } from '../config';
 import { withUnavailableStatus } from '../shared/db-errors';
 import { NotFoundError } from '../shared/errors';
 import { entities } from './entities';
@@ -14,6 +14,8 @@ export interface OpenOptions {
   migrate?: boolean;
   counter?: QueryCounter;
   log?: (message: string) => void;
+  /** Pool acquire and statement limits of a request; migrations run without them. */
+  timeouts?: DatabaseTimeouts;
   /**
    * On the embedded database, join the server of another process serving the same directory
    * (seed, migrate) instead of refusing (a second service).
@@ -61,14 +63,49 @@ function baseOptions(counter: QueryCounter | undefined, log?: (message: string) 
   };
 }
 
-/** MikroORM options for a PostgreSQL server. */
+/** How long a request may wait for a pooled connection, and for one statement. */
+export type DatabaseTimeouts = Config['databaseTimeouts'];
+
+/** MikroORM options for a PostgreSQL server (the configured one or the embedded one). */
 export function buildOrmOptions(
   url: string,
   poolSize: number,
   counter?: QueryCounter,
   log?: (message: string) => void,
+  timeouts?: DatabaseTimeouts,
 ): Options {
-  return { ...baseOptions(counter, log), clientUrl: url, pool: { min: 0, max: poolSize } };
+  return {
+    ...baseOptions(counter, log),
+    clientUrl: url,
+    pool: {
+      min: 0,
+      max: poolSize,
+      // knex waits 60 s by default: far beyond the request timeout.
+      ...(timeouts && {
+        acquireTimeoutMillis: timeouts.acquireMs,
+        createTimeoutMillis: timeouts.acquireMs,
+      }),
+    },
+    // Sent at connection start-up; a statement blocked by a lock is cancelled too.
+    ...(timeouts && {
+      driverOptions: {
+        connection: {
+          statement_timeout: timeouts.statementMs,
+          connectionTimeoutMillis: timeouts.acquireMs,
+        },
+      },
+    }),
+  };
+}
+
+/** Opens the ORM; every query error passes its driver's conversion. */
+async function initOrm(options: Options): Promise<MikroORM> {
+  const orm = await MikroORM.init(options);
+  // A lost database becomes a 503 on GraphQL too, not a 500.
+  const driver = orm.em.getDriver();
+  const convertException = driver.convertException.bind(driver);
+  driver.convertException = (exception) => withUnavailableStatus(convertException(exception));
+  return orm;
 }
 
 /** The server to connect to: the configured one, or the embedded server (started or joined). */
@@ -91,30 +128,27 @@ export async function openDatabase(
   config: DatabaseConfig,
   options: OpenOptions = {},
 ): Promise<Database> {
-  const { migrate = true, counter, log } = options;
+  const { migrate = true, counter, log, timeouts } = options;
   const { url, server } = await databaseServer(config, options);
   let orm: MikroORM;
   try {
-    orm = await MikroORM.init(buildOrmOptions(url, config.poolSize, counter, log));
+    if (migrate) {
+      // Migrations may rightly take longer than a request's statement: run them without its limits.
+      const migrator = await initOrm(buildOrmOptions(url, 1, undefined, log));
+      try {
+        await migrator.getMigrator().up();
+      } finally {
+        await migrator.close(true);
+      }
+    }
+    orm = await initOrm(buildOrmOptions(url, config.poolSize, counter, log, timeouts));
   } catch (error) {
     await server?.stop();
     throw error;
   }
-  // Every query error passes here: a lost database becomes a 503 on GraphQL too, not a 500.
-  const driver = orm.em.getDriver();
-  const convertException = driver.convertException.bind(driver);
-  driver.convertException = (exception) => withUnavailableStatus(convertException(exception));
   const close = async (): Promise<void> => {
     await orm.close(true);
     await server?.stop();
   };
-  try {
-    if (migrate) {
-      await orm.getMigrator().up();
-    }
-  } catch (error) {
-    await close();
-    throw error;
-  }
   return { orm, kind: config.kind, close };
 }

@@ -1,11 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-
-/** SQL statements sent while one request was being served. */
-export interface RequestQueryStats {
-  statements: number;
-}
-
-const requestScope = new AsyncLocalStorage<RequestQueryStats>();
+import { currentRequest } from '../observability/request-scope';
 
 /** Counts every SQL statement the ORM sends, in total and for the request in scope. */
 export class QueryCounter {
@@ -13,15 +6,9 @@ export class QueryCounter {
 
   record(): void {
     this.total += 1;
-    const scope = requestScope.getStore();
+    const scope = currentRequest();
     if (scope) {
       scope.statements += 1;
     }
-  }
-
-  /** Runs `fn` with a fresh per-request tally, which it returns to the caller as it goes. */
-  static withScope<T>(fn: (stats: RequestQueryStats) => T): T {
-    const stats: RequestQueryStats = { statements: 0 };
-    return requestScope.run(stats, () => fn(stats));
   }
 }

@@ -5,6 +5,7 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { Context } from '../context';
+import { operationLabelPlugin } from '../observability/graphql-operation';
 import { GRAPHQL_LIMITS, graphqlArmor } from './armor';
 import { compiledExecution } from './compiled-execution';
 import { formatError } from './format-error';
@@ -39,6 +40,7 @@ export function createApolloServer(options: {
       ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginDrainHttpServer({ httpServer: options.httpServer }),
       playgroundLandingPage(options.playgroundHtml),
+      operationLabelPlugin(GRAPHQL_PATH),
     ],
   });
 }

@@ -1,6 +1,7 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { Logger } from 'pino';
+import { currentRequest } from '../observability/request-scope';
 import { isDatabaseUnavailable } from '../shared/db-errors';
 import { AppError } from '../shared/errors';
 
@@ -42,12 +43,14 @@ export function formatError(logger: Logger) {
         extensions: original.extensions,
       };
     }
+    // Server failures carry the request id, which ties a user's report to the logs.
+    const requestId = currentRequest()?.id;
     if (isDatabaseUnavailable(original)) {
       logger.warn({ err: original }, 'database unavailable');
       return {
         message: 'The service is temporarily unavailable',
         path: formatted.path,
-        extensions: { code: 'SERVICE_UNAVAILABLE', reason: 'SERVICE_UNAVAILABLE' },
+        extensions: { code: 'SERVICE_UNAVAILABLE', reason: 'SERVICE_UNAVAILABLE', requestId },
       };
     }
     const code = formatted.extensions?.['code'];
@@ -81,7 +84,7 @@ export function formatError(logger: Logger) {
     return {
       message: 'Internal server error',
       path: formatted.path,
-      extensions: { code: 'INTERNAL_SERVER_ERROR', reason: 'INTERNAL_ERROR' },
+      extensions: { code: 'INTERNAL_SERVER_ERROR', reason: 'INTERNAL_ERROR', requestId },
     };
   };
 }

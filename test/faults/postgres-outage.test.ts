@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { testDatabaseKind } from '../helpers/test-database';
+import { lostWrites } from './support/acknowledged';
 import { buildService, type ServiceBuild } from './support/build';
 import {
   call,
@@ -198,21 +199,7 @@ suite('a PostgreSQL outage under load', () => {
     const client = new Client({ connectionString: server.url('meetings') });
     await client.connect();
     try {
-      const ids = load.users.map((user) => user.id);
-      const users = await client.query<{ id: string }>(
-        'select id from users where id = any($1::uuid[])',
-        [ids],
-      );
-      const present = new Set(users.rows.map((row) => row.id));
-      expect(ids.filter((id) => !present.has(id))).toEqual([]);
-      const follows = await client.query<{ pair: string }>(
-        "select follower_id || '>' || following_id as pair from follows",
-      );
-      const pairs = new Set(follows.rows.map((row) => row.pair));
-      const lost = load.follows
-        .map((f) => `${f.follower}>${f.following}`)
-        .filter((pair) => !pairs.has(pair));
-      expect(lost).toEqual([]);
+      expect(await lostWrites(client, load)).toEqual({ users: [], follows: [] });
       expect(load.users.length).toBeGreaterThan(OUTAGES * 3);
       expect(load.follows.length).toBeGreaterThan(OUTAGES * 3);
     } finally {

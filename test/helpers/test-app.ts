@@ -1,5 +1,6 @@
+import type { Logger } from 'pino';
 import { type AppInstance, createApp } from '../../src/app';
-import { type DatabaseConfig, loadConfig } from '../../src/config';
+import { type Config, type DatabaseConfig, loadConfig } from '../../src/config';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { GraphQLClient } from './graphql-client';
 import { Seed } from './seed';
@@ -18,7 +19,7 @@ export interface TestApp {
 /** Boots the production wiring (createApp) on a fresh database, listening on 127.0.0.1. */
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: { database?: DatabaseConfig } = {},
+  options: { database?: DatabaseConfig; logger?: (config: Config) => Logger } = {},
 ): Promise<TestApp> {
   const database: TestDatabase = options.database
     ? { config: options.database, drop: async () => {} }
@@ -34,6 +35,7 @@ export async function startTestApp(
   });
   const instance = await createApp({
     config: { ...config, database: database.config },
+    logger: options.logger?.(config),
     // Tests hash many passwords; argon2id with a small cost keeps them quick.
     passwordCost: { memoryCost: 1024, timeCost: 1 },
   });

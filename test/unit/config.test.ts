@@ -43,4 +43,25 @@ describe('configuration', () => {
       /OAUTH_EXTERNAL/,
     );
   });
+
+  it('keeps the database waits below the request timeout', () => {
+    expect(loadConfig({ REQUEST_TIMEOUT_MS: '9000' }).databaseTimeouts).toEqual({
+      acquireMs: 3000,
+      statementMs: 3000,
+    });
+    expect(() =>
+      loadConfig({ REQUEST_TIMEOUT_MS: '5000', DB_STATEMENT_TIMEOUT_MS: '4000' }),
+    ).toThrow(/DB_STATEMENT_TIMEOUT_MS/);
+  });
+
+  it('serves metrics on the service port by default, or on a port of their own, or not at all', () => {
+    expect(loadConfig({}).metrics).toEqual({ enabled: true, path: '/metrics', port: null });
+    expect(loadConfig({ METRICS_PORT: '9100', METRICS_PATH: '/m' }).metrics).toEqual({
+      enabled: true,
+      path: '/m',
+      port: 9100,
+    });
+    expect(loadConfig({ METRICS: 'false' }).metrics.enabled).toBe(false);
+    expect(() => loadConfig({ METRICS_PATH: 'metrics' })).toThrow(/METRICS_PATH/);
+  });
 });

@@ -1,0 +1,69 @@
+import { DriverException } from '@mikro-orm/core';
+
+// What must never reach a log line, wherever it hides in an error's text.
+const SECRETS: ReadonlyArray<[RegExp, string]> = [
+  // PHC strings: `$argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>`.
+  [/\$argon2\w*\$[\w$=,+/.-]*/g, '[hash]'],
+  [/\beyJ[\w-]*\.[\w-]+\.[\w-]*/g, '[token]'],
+  [/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g, '[email]'],
+];
+
+/** The text with every password hash, token and e-mail address replaced by a placeholder. */
+export function scrub(text: string): string {
+  let clean = text;
+  for (const [pattern, placeholder] of SECRETS) {
+    clean = clean.replace(pattern, placeholder);
+  }
+  return clean;
+}
+
+// A statement, as knex puts it in front of a driver's message.
+const STATEMENT =
+  /^\s*(select|insert|update|delete|with|begin|commit|rollback|savepoint|release|set|lock)\b/i;
+
+/**
+ * knex prefixes a failed statement's message with the statement, values inlined (`insert into
+ * "users" … values ('…', '$argon2id$…') - terminating connection …`): only the driver's part is kept.
+ */
+function driverMessage(error: object, message: string): string {
+  const fromDatabase = error instanceof DriverException || STATEMENT.test(message);
+  return fromDatabase && message.includes(' - ')
+    ? message.slice(message.lastIndexOf(' - ') + 3)
+    : message;
+}
+
+// Fields of driver and HTTP errors that name things, never values (pg's `detail`, `where`,
+// `query` and `parameters` do carry values, and are left out).
+const SAFE_FIELDS = ['code', 'constraint', 'table', 'column', 'routine', 'severity', 'status'];
+
+/**
+ * The log form of an error: type, message and fields that carry no data, the stack's frames, and
+ * its cause the same way. Whitelisted, so no SQL, value, hash, token or e-mail gets through.
+ */
+export function serializeError(error: unknown, depth = 0): unknown {
+  if (typeof error !== 'object' || error === null) {
+    return { message: scrub(String(error)) };
+  }
+  const record = error as Record<string, unknown>;
+  const serialized: Record<string, unknown> = {
+    type: error.constructor?.name ?? 'Object',
+    message: scrub(driverMessage(error, String(record['message'] ?? ''))),
+  };
+  for (const field of SAFE_FIELDS) {
+    const value = record[field];
+    if (typeof value === 'string' || typeof value === 'number') {
+      serialized[field] = value;
+    }
+  }
+  if (typeof record['stack'] === 'string') {
+    serialized['stack'] = record['stack']
+      .split('\n')
+      .filter((line) => line.trimStart().startsWith('at '))
+      .join('\n');
+  }
+  const inner = record['cause'] ?? record['originalError'];
+  if (inner != null && inner !== error && depth < 3) {
+    serialized['cause'] = serializeError(inner, depth + 1);
+  }
+  return serialized;
+}

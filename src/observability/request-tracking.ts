@@ -1,0 +1,56 @@
+import type { Request, RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import type { Metrics } from './metrics';
+import { REQUEST_ID_HEADER, requestIdFrom } from './request-id';
+import { type RequestScope, runInRequest } from './request-scope';
+
+/** The route label of a request no handler named: its Express route, or `unmatched` (404s). */
+function expressRoute(req: Request): string {
+  const path = (req.route as { path?: unknown } | undefined)?.path;
+  return typeof path === 'string' ? `${req.baseUrl}${path}` : 'unmatched';
+}
+
+/**
+ * The first middleware: gives the request its id (echoed in `X-Request-Id`) and a scope every
+ * later step can read, and when the response is done, observes its duration (one histogram
+ * observation) and writes one compact log line (at `info`; health checks are not logged).
+ */
+export function requestTracking(options: {
+  logger: Logger;
+  metrics: Metrics | null;
+}): RequestHandler {
+  const { logger, metrics } = options;
+  const logRequests = logger.isLevelEnabled('info');
+  return (req, res, next) => {
+    const started = performance.now();
+    const scope: RequestScope = {
+      id: requestIdFrom(req.headers[REQUEST_ID_HEADER]),
+      statements: 0,
+      route: undefined,
+      userId: undefined,
+    };
+    res.setHeader(REQUEST_ID_HEADER, scope.id);
+    res.once('close', () => {
+      const ms = performance.now() - started;
+      const route = scope.route ?? expressRoute(req);
+      // A client that hung up before the answer was sent: nginx's 499.
+      const status = res.writableFinished ? res.statusCode : 499;
+      metrics?.observe(req.method, route, status, ms / 1000);
+      if (logRequests && !route.includes('/health/')) {
+        logger.info(
+          {
+            reqId: scope.id,
+            method: req.method,
+            route,
+            status,
+            ms: Math.round(ms * 10) / 10,
+            sqlStatements: scope.statements,
+            userId: scope.userId,
+          },
+          'request',
+        );
+      }
+    });
+    runInRequest(scope, next);
+  };
+}

@@ -1,0 +1,63 @@
+import { join } from 'node:path';
+import { buildService, type ServiceBuild } from '../faults/support/build';
+import { freePort, type ServiceProcess, serviceEnv, startService } from '../faults/support/service';
+import { createTestDatabase, type TestDatabase, testDatabaseKind } from '../helpers/test-database';
+
+const REQUESTS = 40;
+
+// A cluster needs a PostgreSQL server (the embedded database serves one process).
+const suite = testDatabaseKind === 'postgres' ? describe : describe.skip;
+
+suite('metrics of a cluster', () => {
+  let build: ServiceBuild | undefined;
+  let database: TestDatabase | undefined;
+  let cluster: ServiceProcess | undefined;
+  let metricsUrl = '';
+
+  beforeAll(async () => {
+    build = buildService();
+    database = await createTestDatabase();
+    if (database.config.kind !== 'postgres') {
+      throw new Error('expected a PostgreSQL test database');
+    }
+    const metricsPort = await freePort();
+    metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+    cluster = await startService(
+      join(build.main, '../cluster.js'),
+      serviceEnv({
+        DATABASE_URL: database.config.url,
+        CLUSTER_WORKERS: '2',
+        METRICS_PORT: String(metricsPort),
+      }),
+    );
+  }, 90_000);
+
+  afterAll(async () => {
+    cluster?.signal('SIGTERM');
+    await cluster?.exited;
+    build?.remove();
+    await database?.drop();
+  }, 60_000);
+
+  it('are served by the primary, every worker counted', async () => {
+    const url = cluster?.url as string;
+    // New connections each time, so both workers serve some of them.
+    await Promise.all(
+      Array.from({ length: REQUESTS }, () =>
+        fetch(`${url}/api/v1/user/me`, { headers: { connection: 'close' } }),
+      ),
+    );
+    expect((await fetch(`${url}/metrics`)).status).toBe(404);
+    const text = await (await fetch(metricsUrl)).text();
+    const line = text
+      .split('\n')
+      .find((l) =>
+        l.startsWith(
+          'http_request_duration_seconds_count{method="GET",route="/api/v1/user/me",status="401"}',
+        ),
+      );
+    expect(line?.split(' ').pop()).toBe(String(REQUESTS));
+    // Both workers report their pools: the maximum is summed over them (10 + 10).
+    expect(text).toMatch(/^db_pool_connections_max 20$/m);
+  }, 60_000);
+});

@@ -1,0 +1,97 @@
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+/** The value of one sample line of a Prometheus text exposition, or undefined. */
+function sample(text: string, name: string, labels = ''): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}${labels} `));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+describe('Prometheus metrics', () => {
+  describe('on the service port (default)', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp();
+    });
+    afterAll(() => t.close());
+
+    it('counts requests by REST route, GraphQL operation and status, with the pool and process', async () => {
+      const ada = await t.seed.user();
+      for (let i = 0; i < 3; i += 1) {
+        await fetch(`${t.url}/api/v1/user/me`, {
+          headers: { authorization: `Bearer ${ada.token}` },
+        });
+      }
+      await fetch(`${t.url}/api/v1/user/me`);
+      await fetch(`${t.url}/api/v1/meeting/not-a-uuid`, {
+        headers: { authorization: `Bearer ${ada.token}` },
+      });
+      await t.gql.request('query Mine { me { id } }', {}, ada.token);
+      await t.gql.request('query Mine { me { id } }', {}, ada.token);
+
+      const response = await fetch(`${t.url}/metrics`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+      const text = await response.text();
+      const count = (labels: string) => sample(text, 'http_request_duration_seconds_count', labels);
+      expect(count('{method="GET",route="/api/v1/user/me",status="200"}')).toBe(3);
+      expect(count('{method="GET",route="/api/v1/user/me",status="401"}')).toBe(1);
+      expect(count('{method="GET",route="/api/v1/meeting/:meeting_id",status="422"}')).toBe(1);
+      expect(count('{method="POST",route="/graphql Mine",status="200"}')).toBe(2);
+      expect(
+        sample(
+          text,
+          'http_request_duration_seconds_bucket',
+          '{le="+Inf",method="GET",route="/api/v1/user/me",status="200"}',
+        ),
+      ).toBe(3);
+      expect(sample(text, 'nodejs_eventloop_lag_seconds')).toEqual(expect.any(Number));
+      expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+      // Both projects run on a PostgreSQL server now (the embedded one too), so both have a pool.
+      expect(sample(text, 'db_pool_connections_max')).toBe(5);
+      expect(sample(text, 'db_pool_waiting')).toBe(0);
+      expect(sample(text, 'db_pool_connections_in_use')).toBe(0);
+      expect(sample(text, 'db_pool_connections_idle')).toBeGreaterThanOrEqual(1);
+    });
+
+    it('does not let clients grow the labels: unknown paths share one', async () => {
+      for (const path of ['/a', '/b/c', '/api/v1/nothing']) {
+        await fetch(`${t.url}${path}`);
+      }
+      const text = await (await fetch(`${t.url}/metrics`)).text();
+      expect(text).not.toMatch(/route="\/a"|route="\/b\/c"|nothing/);
+      expect(
+        sample(
+          text,
+          'http_request_duration_seconds_count',
+          '{method="GET",route="unmatched",status="404"}',
+        ),
+      ).toBe(3);
+    });
+  });
+
+  it('can be moved to a port of its own', async () => {
+    const t = await startTestApp({ METRICS_PORT: '0', METRICS_PATH: '/internal/metrics' });
+    try {
+      expect((await fetch(`${t.url}/metrics`)).status).toBe(404);
+      expect((await fetch(`${t.url}/internal/metrics`)).status).toBe(404);
+      const port = t.instance.metricsPort();
+      expect(port).toEqual(expect.any(Number));
+      const text = await (await fetch(`http://127.0.0.1:${port}/internal/metrics`)).text();
+      expect(text).toContain('http_request_duration_seconds');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('can be switched off', async () => {
+    const t = await startTestApp({ METRICS: 'false' });
+    try {
+      const response = await fetch(`${t.url}/metrics`);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ errors: 'NOT_FOUND' });
+      expect(t.instance.metrics).toBeNull();
+    } finally {
+      await t.close();
+    }
+  });
+});
