@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { testDatabaseKind } from '../helpers/test-database';
-import { buildService, type ServiceBuild } from './support/build';
+import { useEmbeddedFixture } from './support/embedded-fixture';
 import { call, isSuccess, MixedLoad, PASSWORD, tally, type User } from './support/load';
-import { type ServiceProcess, serviceEnv, startService } from './support/service';
+import type { ServiceProcess } from './support/service';
 
 /**
  * kill -9 in the middle of writes on the embedded database (DATA_DIR): the directory
@@ -47,32 +46,8 @@ async function followingIds(url: string, token: string): Promise<Set<string>> {
 }
 
 suite('kill -9 during writes on the embedded database', () => {
-  let build: ServiceBuild | undefined;
-  let dataDir: string | undefined;
-  const services: ServiceProcess[] = [];
-
-  beforeAll(() => {
-    build = buildService();
-    dataDir = mkdtempSync(join(tmpdir(), 'meetings-faults-crash-'));
-  });
-
-  afterAll(async () => {
-    await Promise.all(services.map((service) => service.kill()));
-    build?.remove();
-    if (dataDir) {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  }, 30_000);
-
-  const start = async (): Promise<ServiceProcess> => {
-    const service = await startService(
-      (build as ServiceBuild).main,
-      serviceEnv({ DATA_DIR: dataDir as string }),
-      { startTimeoutMs: 40_000 },
-    );
-    services.push(service);
-    return service;
-  };
+  const fixture = useEmbeddedFixture('crash');
+  const start = (): Promise<ServiceProcess> => fixture.start({}, { startTimeoutMs: 40_000 });
 
   it('opens again after each crash with every acknowledged write present', async () => {
     const users: User[] = [];
@@ -95,7 +70,7 @@ suite('kill -9 during writes on the embedded database', () => {
       await sleep(300);
       if (crash % 2 === 0) {
         // The database server dies with it this time, as in a power cut: WAL recovery at restart.
-        process.kill(serverPid(dataDir as string), 'SIGKILL');
+        process.kill(serverPid(fixture.dataDir), 'SIGKILL');
       }
       const exit = await service.kill();
       expect(exit.signal).toBe('SIGKILL');

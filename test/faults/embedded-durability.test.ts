@@ -1,11 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { testDatabaseKind } from '../helpers/test-database';
-import { buildService, type ServiceBuild } from './support/build';
+import { useEmbeddedFixture } from './support/embedded-fixture';
 import { register } from './support/load';
-import { serviceEnv, startService } from './support/service';
 
 /**
  * A write on the embedded database is acknowledged only after its WAL reached the disk: the
@@ -51,26 +49,12 @@ function syncCalls(trace: string): SyncCall[] {
 }
 
 suite('durability of the embedded database', () => {
-  let build: ServiceBuild | undefined;
-  let dataDir: string | undefined;
-
-  beforeAll(() => {
-    build = buildService();
-    dataDir = mkdtempSync(join(tmpdir(), 'meetings-faults-fsync-'));
-  });
-
-  afterAll(() => {
-    build?.remove();
-    if (dataDir) {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
+  const fixture = useEmbeddedFixture('fsync');
 
   it('syncs the WAL to disk between each commit and its acknowledgement', async () => {
-    const traceFile = join(dataDir as string, 'strace.out');
-    const service = await startService(
-      (build as ServiceBuild).main,
-      serviceEnv({ DATA_DIR: dataDir as string }),
+    const traceFile = join(fixture.dataDir, 'strace.out');
+    const service = await fixture.start(
+      {},
       {
         startTimeoutMs: 90_000,
         prefix: ['strace', '-f', '-qq', '-ttt', '-yy', '-e', 'trace=fsync,fdatasync'].concat([
@@ -90,9 +74,9 @@ suite('durability of the embedded database', () => {
       }
     } finally {
       // The service is strace's child; the lock names it. Stopping it ends the server and strace.
-      const { pid } = JSON.parse(
-        readFileSync(join(dataDir as string, 'embedded.lock'), 'utf8'),
-      ) as { pid: number };
+      const { pid } = JSON.parse(readFileSync(join(fixture.dataDir, 'embedded.lock'), 'utf8')) as {
+        pid: number;
+      };
       process.kill(pid, 'SIGTERM');
       await service.exited;
     }

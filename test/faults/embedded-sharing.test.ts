@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { freePort } from '../../src/shared/free-port';
 import { testDatabaseKind } from '../helpers/test-database';
-import { buildService, type ServiceBuild } from './support/build';
+import { useEmbeddedFixture } from './support/embedded-fixture';
 import { call, register } from './support/load';
 import { type ServiceProcess, serviceEnv, startService } from './support/service';
 
@@ -42,32 +42,10 @@ function runNode(
 const SEEDED = { email: 'demo@example.com', password: 'password123' };
 
 suite('sharing the embedded database', () => {
-  let build: ServiceBuild | undefined;
-  let dataDir: string | undefined;
-  const services: ServiceProcess[] = [];
-
-  beforeAll(() => {
-    build = buildService();
-    dataDir = mkdtempSync(join(tmpdir(), 'meetings-faults-share-'));
-  });
-
-  afterAll(async () => {
-    await Promise.all(services.map((service) => service.kill()));
-    build?.remove();
-    if (dataDir) {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  }, 30_000);
-
-  const env = () => serviceEnv({ DATA_DIR: dataDir as string });
-  const script = (path: string) => join(dirname((build as ServiceBuild).main), path);
-  const start = async (): Promise<ServiceProcess> => {
-    const service = await startService((build as ServiceBuild).main, env(), {
-      startTimeoutMs: 60_000,
-    });
-    services.push(service);
-    return service;
-  };
+  const fixture = useEmbeddedFixture('share');
+  const env = () => serviceEnv({ DATA_DIR: fixture.dataDir });
+  const script = (path: string) => fixture.script(path);
+  const start = (): Promise<ServiceProcess> => fixture.start({}, { startTimeoutMs: 60_000 });
 
   it('lets seed and migrate join a running service, refuses a second service, and keeps every acknowledged write', async () => {
     const first = await start();
@@ -109,7 +87,7 @@ suite('sharing the embedded database', () => {
 
     // A second service on the same directory refuses at once, naming the first; the first goes on.
     const second = await runNode(
-      (build as ServiceBuild).main,
+      fixture.main,
       [],
       { ...env(), HOST: '127.0.0.1', PORT: String(await freePort()) },
       30_000,
@@ -150,7 +128,7 @@ suite('sharing the embedded database', () => {
         { ...serviceEnv({ DATA_DIR: clusterDir }), CLUSTER_WORKERS: '2' },
         { startTimeoutMs: 60_000 },
       );
-      services.push(primary);
+      fixture.track(primary);
       const registered = await Promise.all(
         [0, 1, 2, 3].map((i) => register(primary.url, `cluster${i}`)),
       );

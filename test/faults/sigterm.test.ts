@@ -1,16 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { testDatabaseKind } from '../helpers/test-database';
-import { buildService, type ServiceBuild } from './support/build';
+import { useEmbeddedFixture } from './support/embedded-fixture';
 import { call, callOnNewConnection, newUser, PASSWORD, registerAndLogin } from './support/load';
-import {
-  type ServiceProcess,
-  serviceEnv,
-  startService,
-  unreadByClientPort,
-} from './support/service';
+import { type ServiceProcess, unreadByClientPort } from './support/service';
 
 /**
  * SIGTERM while requests are in flight: every request already accepted completes with its normal
@@ -29,31 +22,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const suite = testDatabaseKind === 'embedded' ? describe : describe.skip;
 
 suite('SIGTERM under load', () => {
-  let build: ServiceBuild | undefined;
-  let dataDir: string | undefined;
-  const services: ServiceProcess[] = [];
-
-  beforeAll(() => {
-    build = buildService();
-    dataDir = mkdtempSync(join(tmpdir(), 'meetings-faults-sigterm-'));
-  });
-
-  afterAll(async () => {
-    await Promise.all(services.map((service) => service.kill()));
-    build?.remove();
-    if (dataDir) {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  }, 30_000);
-
-  const start = async (): Promise<ServiceProcess> => {
-    const service = await startService(
-      (build as ServiceBuild).main,
-      serviceEnv({ DATA_DIR: dataDir as string, SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS) }),
-    );
-    services.push(service);
-    return service;
-  };
+  const fixture = useEmbeddedFixture('sigterm');
+  const start = (): Promise<ServiceProcess> =>
+    fixture.start({ SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS) });
 
   it('finishes what it accepted, refuses new connections, exits 0, keeps the data', async () => {
     const service = await start();
