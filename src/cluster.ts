@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig } from './config';
-import { applyMigrations, databaseServer } from './db/orm';
+import { databaseServer, openDatabase } from './db/orm';
 import { createLogger } from './logger';
 import { CLUSTER_METRICS_PORT, clusterMetricsHandler } from './observability/metrics';
 import { listenForMetrics } from './observability/metrics-server';
@@ -19,7 +19,11 @@ async function primary(): Promise<void> {
   // On the embedded database, this process runs the server for as long as the workers run.
   const { url: databaseUrl, server: embedded } = await databaseServer(config.database, { log });
   if (config.migrateOnStart) {
-    await applyMigrations(databaseUrl, log);
+    const database = await openDatabase(
+      { kind: 'postgres', url: databaseUrl, poolSize: 1 },
+      { migrate: true, log },
+    );
+    await database.close();
   }
   let stopping = false;
   const exit = (code: number) => {

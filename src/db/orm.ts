@@ -123,19 +123,6 @@ export async function databaseServer(
   return { url: server.url, server };
 }
 
-/**
- * Applies pending migrations on a connection of their own: they may rightly take longer than a
- * request's statement, so they run without the request timeouts.
- */
-export async function applyMigrations(url: string, log?: (message: string) => void): Promise<void> {
-  const orm = await initOrm(buildOrmOptions(url, 1, undefined, log));
-  try {
-    await orm.getMigrator().up();
-  } finally {
-    await orm.close(true);
-  }
-}
-
 /** Opens the configured database and, unless told otherwise, brings its schema up to date. */
 export async function openDatabase(
   config: DatabaseConfig,
@@ -146,7 +133,13 @@ export async function openDatabase(
   let orm: MikroORM;
   try {
     if (migrate) {
-      await applyMigrations(url, log);
+      // Migrations may rightly take longer than a request's statement: run them without its limits.
+      const migrator = await initOrm(buildOrmOptions(url, 1, undefined, log));
+      try {
+        await migrator.getMigrator().up();
+      } finally {
+        await migrator.close(true);
+      }
     }
     orm = await initOrm(buildOrmOptions(url, config.poolSize, counter, log, timeouts));
   } catch (error) {
