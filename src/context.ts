@@ -4,6 +4,7 @@ import { type AuthState, authenticate } from './auth/authenticate';
 import type { PasswordHasher } from './auth/password';
 import type { TokenService } from './auth/tokens';
 import { createLoaders, type Loaders } from './loaders';
+import { createStores } from './stores';
 import { AuthService } from './modules/auth/auth.service';
 import { FollowService } from './modules/follow/follow.service';
 import { currentRequest } from './observability/request-scope';
@@ -43,15 +44,16 @@ export interface Context {
 /** Builds a fresh context: a forked entity manager, new loaders, the caller from the token. */
 export async function createContext(deps: AppDependencies, request: RequestInfo): Promise<Context> {
   const em = deps.orm.em.fork();
-  const loaders = createLoaders(em);
-  const auth = await authenticate(request.authorization, em, deps.tokens);
+  const stores = createStores(em);
+  const loaders = createLoaders(stores);
+  const auth = await authenticate(request.authorization, stores.users, deps.tokens);
   if (auth.user) {
     const scope = currentRequest();
     if (scope) {
       scope.userId = auth.user.id;
     }
     // The caller is often also a participant or follower being shown: no second read.
-    loaders.users.prime(auth.user.id, auth.user);
+    loaders.primeUsers([auth.user]);
   }
   const limit: CountAttempt = (attempt) => deps.attempts.consume({ ...attempt, ip: request.ip });
   return {
@@ -59,10 +61,10 @@ export async function createContext(deps: AppDependencies, request: RequestInfo)
     auth,
     loaders,
     services: {
-      auth: new AuthService(em, deps.passwords, deps.tokens, limit),
-      users: new UserService(em, deps.passwords, limit),
-      follows: new FollowService(em, loaders.users),
-      meetings: new MeetingService(em, loaders),
+      auth: new AuthService(stores.users, deps.passwords, deps.tokens, limit),
+      users: new UserService(stores, deps.passwords, limit),
+      follows: new FollowService(stores, loaders),
+      meetings: new MeetingService(stores, loaders),
     },
   } satisfies Context;
 }

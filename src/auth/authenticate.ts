@@ -1,6 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { selectRows } from '../db/select';
-import { type UserRecord, userRecords } from '../modules/user/user.record';
+import type { UserRecord, UserStore } from '../modules/user/user.store';
 import { InvalidTokenError, type TokenService } from './tokens';
 import { isVisibleUser } from '../modules/user/user.rules';
 
@@ -9,16 +7,12 @@ export type AuthState =
   | { user: UserRecord; failure: null }
   | { user: null; failure: 'NOT_AUTHENTICATED' | 'INVALID_TOKEN' };
 
-const users = userRecords();
-const BY_ID = `select ${users.select('u')} from "users" u where u."id" = ?`;
-const BY_EMAIL = `select ${users.select('u')} from "users" u where u."email" = ?`;
-
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 /** Resolves the caller from an `Authorization` header (RFC 6750); never throws for bad tokens. */
 export async function authenticate(
   header: string | undefined,
-  em: EntityManager,
+  users: UserStore,
   tokens: TokenService,
 ): Promise<AuthState> {
   if (!header || !/^Bearer(\s|$)/i.test(header)) {
@@ -37,10 +31,7 @@ export async function authenticate(
     }
     throw error;
   }
-  const rows = await selectRows(em, 'userId' in subject ? BY_ID : BY_EMAIL, [
-    'userId' in subject ? subject.userId : subject.email,
-  ]);
-  const user = rows[0] ? users.read(rows[0]) : null;
+  const user = await users.bySubject(subject);
   if (!isVisibleUser(user)) {
     return { user: null, failure: 'INVALID_TOKEN' };
   }

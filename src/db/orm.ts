@@ -52,7 +52,7 @@ function baseOptions(counter: QueryCounter | undefined, log?: (message: string) 
     forceUtcTimezone: true,
     // One place turns "not found" into the contract's code (USER_NOT_FOUND, MEETING_NOT_FOUND, ...).
     findOneOrFailHandler: (entityName) =>
-      new NotFoundError(`${toConstantCase(entityName)}_NOT_FOUND`),
+      new NotFoundError(`${toConstantCase(entityName)}_NOT_FOUND`, `${entityName} not found`),
     onQuery: (sql) => {
       counter?.record();
       return sql;

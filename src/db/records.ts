@@ -1,19 +1,11 @@
 /** A row as the driver answers it: column alias → value. */
 export type Row = Readonly<Record<string, unknown>>;
 
-/** How each property of a plain record is read from a table column. */
-export type ColumnMap<R> = { readonly [K in keyof R]-?: Column };
-
-interface Column {
+/** Where a property of a record is read from: its column, and whether it holds a timestamp. */
+export interface Column {
   name: string;
-  read?: (value: unknown) => unknown;
+  timestamp?: boolean;
 }
-
-export const column = (name: string): Column => ({ name });
-export const timestampColumn = (name: string): Column => ({ name, read: toIsoTimestamp });
-
-/** Timestamps of records: ISO 8601 text as read (entities, when one stands in, hold Dates). */
-export type WithIsoTimestamps<T> = { [K in keyof T]: T[K] extends Date ? Date | string : T[K] };
 
 /**
  * A timestamp as ISO 8601 UTC text with milliseconds, as the API writes it. PostgreSQL answers
@@ -43,10 +35,8 @@ export function toIsoTimestamp(value: unknown): string {
 export class RecordReader<R> {
   private readonly entries: ReadonlyArray<readonly [string, string, Column]>;
 
-  constructor(columns: ColumnMap<R>, prefix = '') {
-    this.entries = Object.entries<Column>(columns).map(
-      ([key, spec]) => [key, `${prefix}${key}`, spec] as const,
-    );
+  constructor(columns: ReadonlyMap<string, Column>, prefix = '') {
+    this.entries = [...columns].map(([key, spec]) => [key, `${prefix}${key}`, spec] as const);
   }
 
   /** `alias."column" as "<prefix><property>", …` */
@@ -65,7 +55,7 @@ export class RecordReader<R> {
     const record: Record<string, unknown> = {};
     for (const [key, aliased, spec] of this.entries) {
       const value = row[aliased];
-      record[key] = spec.read && value !== null ? spec.read(value) : value;
+      record[key] = spec.timestamp && value !== null ? toIsoTimestamp(value) : value;
     }
     return record as R;
   }

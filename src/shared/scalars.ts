@@ -31,13 +31,5 @@ export const GraphQLUUID = withOutput(UUIDScalar, text(UUIDScalar.name));
 export const GraphQLEmailAddress = withOutput(EmailAddressScalar, text(EmailAddressScalar.name));
 export const GraphQLLocalDate = withOutput(LocalDateScalar, text(LocalDateScalar.name));
 
-/** Dates as ISO 8601 in UTC with milliseconds; records already carry that text. */
-export const GraphQLDateTime = withOutput(DateTimeScalar, (value) => {
-  if (value instanceof Date) {
-    return value.toISOString();
-  }
-  if (typeof value === 'string') {
-    return value;
-  }
-  throw cannotRepresent(DateTimeScalar.name, value);
-});
+/** Timestamps: read models carry them as ISO 8601 text in UTC with milliseconds already. */
+export const GraphQLDateTime = withOutput(DateTimeScalar, text(DateTimeScalar.name));

@@ -1,6 +1,6 @@
 import { createParameterDecorator } from 'type-graphql';
 import type { Context } from '../context';
-import type { UserRecord } from '../modules/user/user.record';
+import type { UserRecord } from '../modules/user/user.store';
 import { UnauthenticatedError } from './errors';
 
 /** The authenticated caller; refuses the operation when there is none. */

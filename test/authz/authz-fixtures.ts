@@ -82,7 +82,7 @@ export async function meetingState(t: TestApp, meetingId: string): Promise<Meeti
   const meeting = await em.findOneOrFail(Meeting, { id: meetingId });
   const participants = await em.find(
     Participant,
-    { meeting: meetingId },
+    { meetingId },
     { orderBy: { createdAt: 'asc', id: 'asc' } },
   );
   return {
@@ -113,7 +113,7 @@ export async function rowCounts(t: TestApp): Promise<Record<string, number>> {
 /** Whether `follower` follows `following`, as stored. */
 export async function follows(t: TestApp, follower: string, following: string): Promise<boolean> {
   const em = t.instance.database.orm.em.fork();
-  return (await em.count(Follow, { follower, following })) > 0;
+  return (await em.count(Follow, { followerId: follower, followingId: following })) > 0;
 }
 
 /** A GraphQL request with raw headers, for tokens the client helper would not send. */

@@ -1,4 +1,4 @@
-import { escapeLikePattern } from '../../src/modules/user/user.service';
+import { escapeLikePattern } from '../../src/modules/user/user.store';
 import { toFieldErrors } from '../../src/shared/validation';
 
 describe('field errors', () => {

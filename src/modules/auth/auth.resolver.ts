@@ -1,5 +1,6 @@
 import { Args, Ctx, Mutation, Resolver } from 'type-graphql';
 import type { Context } from '../../context';
+import type { UserRecord } from '../user/user.store';
 import { User } from '../user/user.entity';
 import { RegisterArgs } from '../user/user.inputs';
 import { LoginArgs, RefreshArgs } from './auth.inputs';
@@ -8,7 +9,7 @@ import { TokenPair } from './auth.types';
 @Resolver()
 export class AuthResolver {
   @Mutation(() => User, { description: 'Creates an account. Never grants privileges.' })
-  register(@Args() args: RegisterArgs, @Ctx() ctx: Context): Promise<User> {
+  register(@Args() args: RegisterArgs, @Ctx() ctx: Context): Promise<UserRecord> {
     return ctx.services.users.register(args);
   }
 

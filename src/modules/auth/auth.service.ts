@@ -1,15 +1,14 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CountAttempt } from '../../auth/attempt-limiter';
 import type { PasswordHasher } from '../../auth/password';
 import { InvalidTokenError, type IssuedTokens, type TokenService } from '../../auth/tokens';
 import { UnauthenticatedError } from '../../shared/errors';
-import { User } from '../user/user.entity';
+import type { UserStore } from '../user/user.store';
 import { isVisibleUser } from '../user/user.rules';
 
 /** Sign-in with a password, and new tokens for a refresh token. */
 export class AuthService {
   constructor(
-    private readonly em: EntityManager,
+    private readonly users: UserStore,
     private readonly passwords: PasswordHasher,
     private readonly tokens: TokenService,
     private readonly limit: CountAttempt,
@@ -19,10 +18,8 @@ export class AuthService {
   async login(username: string, password: string): Promise<IssuedTokens> {
     const name = username.trim().toLowerCase();
     await this.limit({ action: 'login', account: name });
-    const user = await this.em.findOne(
-      User,
+    const user = await this.users.withPasswordHash(
       name.includes('@') ? { email: name } : { account: name },
-      { populate: ['passwordHash'] },
     );
     const usable = isVisibleUser(user);
     const ok = await this.passwords.verify(usable ? user.passwordHash : null, password);
@@ -43,7 +40,7 @@ export class AuthService {
       }
       throw error;
     }
-    const user = await this.em.findOne(User, { id: userId });
+    const user = await this.users.bySubject({ userId });
     if (!isVisibleUser(user)) {
       throw new UnauthenticatedError('INVALID_TOKEN');
     }

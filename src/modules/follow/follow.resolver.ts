@@ -13,8 +13,8 @@ import { PageArgs, Paginated } from '../../shared/pagination';
 import { Viewer } from '../../shared/viewer.decorator';
 import { User } from '../user/user.entity';
 import { Follow } from './follow.entity';
-import type { FollowRecord } from './follow.record';
-import type { UserRecord } from '../user/user.record';
+import type { FollowRecord } from './follow.store';
+import type { UserRecord } from '../user/user.store';
 import { UserIdArgs } from './follow.inputs';
 import { FollowStatusType } from './follow.types';
 
@@ -64,7 +64,7 @@ export class FollowResolver {
     @Args() args: UserIdArgs,
     @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
-  ): Promise<Follow> {
+  ): Promise<FollowRecord> {
     return ctx.services.follows.follow(viewer, args.userId.toLowerCase());
   }
 

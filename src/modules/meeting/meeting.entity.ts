@@ -1,5 +1,4 @@
-import { Check, Entity, Enum, Index, ManyToOne, Property, type Ref } from '@mikro-orm/core';
-import { deriveRelationIds } from '../../shared/relation-ids';
+import { Check, Entity, Enum, Index, ManyToOne, Property } from '@mikro-orm/core';
 import { GraphQLDateTime, GraphQLUUID } from '../../shared/scalars';
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
 import { BaseEntity } from '../../shared/base.entity';
@@ -36,24 +35,13 @@ export const MEETING_LIMITS = {
 @Entity({ tableName: 'meetings' })
 @Check({ name: 'meetings_title_length', expression: 'char_length(title) >= 6' })
 @Check({ name: 'meetings_location_length', expression: 'char_length(location) >= 6' })
-@Index({ name: 'meetings_owner_start_idx', properties: ['owner', 'startTime'] })
+@Index({ name: 'meetings_owner_start_idx', properties: ['ownerId', 'startTime'] })
 export class Meeting extends BaseEntity<
-  | 'appointedBy'
-  | 'assignedTo'
-  | 'type'
-  | 'status'
-  | 'locationUrl'
-  | 'ownerId'
-  | 'appointedById'
-  | 'assignedToId'
-  | 'isClosed'
+  'type' | 'status' | 'locationUrl' | 'appointedBy' | 'assignedTo'
 > {
   @Field({ description: 'Title, 6 to 40 characters.' })
   @Property({ length: MEETING_LIMITS.title.max })
   title!: string;
-
-  @ManyToOne(() => User, { ref: true, deleteRule: 'cascade' })
-  owner!: Ref<User>;
 
   @Field(() => GraphQLDateTime, { description: 'When the meeting starts (UTC).' })
   @Property({ type: 'datetime' })
@@ -62,12 +50,6 @@ export class Meeting extends BaseEntity<
   @Field({ description: 'Where the meeting takes place, 6 to 40 characters.' })
   @Property({ length: MEETING_LIMITS.location.max })
   location!: string;
-
-  @ManyToOne(() => User, { ref: true, nullable: true, deleteRule: 'set null' })
-  appointedBy: Ref<User> | null = null;
-
-  @ManyToOne(() => User, { ref: true, nullable: true, deleteRule: 'set null' })
-  assignedTo: Ref<User> | null = null;
 
   @Field(() => MeetingType, { description: 'The kind of meeting (default all-hands).' })
   @Enum({
@@ -90,20 +72,24 @@ export class Meeting extends BaseEntity<
   locationUrl: string | null = null;
 
   @Field(() => GraphQLUUID, { description: 'Id of the user who owns the meeting.' })
-  readonly ownerId!: string;
+  @ManyToOne(() => User, { mapToPk: true, fieldName: 'owner_id', deleteRule: 'cascade' })
+  ownerId!: string;
 
-  get appointedById(): string | null {
-    return this.appointedBy?.id ?? null;
-  }
+  @Field(() => GraphQLUUID, { nullable: true, description: 'Id of the user who appointed it.' })
+  @ManyToOne(() => User, {
+    mapToPk: true,
+    fieldName: 'appointed_by_id',
+    nullable: true,
+    deleteRule: 'set null',
+  })
+  appointedBy: string | null = null;
 
-  get assignedToId(): string | null {
-    return this.assignedTo?.id ?? null;
-  }
-
-  /** Cancelled and completed meetings take no more changes. */
-  get isClosed(): boolean {
-    return this.status === MeetingStatus.CANCELLED || this.status === MeetingStatus.COMPLETED;
-  }
+  @Field(() => GraphQLUUID, { nullable: true, description: 'Id of the user it is assigned to.' })
+  @ManyToOne(() => User, {
+    mapToPk: true,
+    fieldName: 'assigned_to_id',
+    nullable: true,
+    deleteRule: 'set null',
+  })
+  assignedTo: string | null = null;
 }
-
-deriveRelationIds(Meeting, { ownerId: 'owner' });

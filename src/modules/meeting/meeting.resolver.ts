@@ -8,15 +8,14 @@ import {
   Resolver,
   Root,
 } from 'type-graphql';
-import { GraphQLUUID } from '../../shared/scalars';
 import type { Context } from '../../context';
 import { Viewer } from '../../shared/viewer.decorator';
 import { Participant } from '../participant/participant.entity';
 import { User } from '../user/user.entity';
 import { Meeting } from './meeting.entity';
-import type { MeetingRecord } from './meeting.record';
-import type { ParticipantRecord } from '../participant/participant.record';
-import type { UserRecord } from '../user/user.record';
+import type { MeetingRecord } from './meeting.store';
+import type { ParticipantRecord } from '../participant/participant.store';
+import type { UserRecord } from '../user/user.store';
 import {
   AddParticipantArgs,
   CreateMeetingArgs,
@@ -70,7 +69,7 @@ export class MeetingResolver {
     @Args() args: CreateMeetingArgs,
     @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
-  ): Promise<Meeting> {
+  ): Promise<MeetingRecord> {
     return ctx.services.meetings.create(viewer, args);
   }
 
@@ -80,7 +79,7 @@ export class MeetingResolver {
     @Args() args: AddParticipantArgs,
     @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
-  ): Promise<Participant> {
+  ): Promise<ParticipantRecord> {
     return ctx.services.meetings.addParticipant(viewer, args);
   }
 
@@ -92,7 +91,7 @@ export class MeetingResolver {
     @Args() args: MeetingIdArgs,
     @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
-  ): Promise<Meeting> {
+  ): Promise<MeetingRecord> {
     return ctx.services.meetings.approve(viewer, args.meetingId.toLowerCase());
   }
 
@@ -102,26 +101,8 @@ export class MeetingResolver {
     @Args() args: MeetingIdArgs,
     @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
-  ): Promise<Meeting> {
+  ): Promise<MeetingRecord> {
     return ctx.services.meetings.decline(viewer, args.meetingId.toLowerCase());
-  }
-
-  @FieldResolver(() => GraphQLUUID, {
-    name: 'appointedBy',
-    nullable: true,
-    description: 'Id of the user who appointed it.',
-  })
-  appointedById(@Root() meeting: MeetingRecord): string | null {
-    return meeting.appointedById;
-  }
-
-  @FieldResolver(() => GraphQLUUID, {
-    name: 'assignedTo',
-    nullable: true,
-    description: 'Id of the user it is assigned to.',
-  })
-  assignedToId(@Root() meeting: MeetingRecord): string | null {
-    return meeting.assignedToId;
   }
 
   @FieldResolver(() => User, { description: 'The user who owns the meeting.' })

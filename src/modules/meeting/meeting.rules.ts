@@ -1,8 +1,13 @@
 import { ParticipantStatus } from '../participant/participant.entity';
-import { isAdmin, type UserRecord } from '../user/user.record';
+import type { UserRecord } from '../user/user.store';
+import { isAdmin } from '../user/user.rules';
 import { MeetingStatus } from './meeting.entity';
 
 type Viewer = Pick<UserRecord, 'id' | 'roles' | 'isSuperuser'>;
+
+/** Cancelled and completed meetings take no more changes. */
+export const isClosed = (meeting: { status: MeetingStatus }): boolean =>
+  meeting.status === MeetingStatus.CANCELLED || meeting.status === MeetingStatus.COMPLETED;
 
 /** Who may manage a meeting (add participants): its owner or an admin. */
 export function managesMeeting(viewer: Viewer, meeting: { ownerId: string }): boolean {
@@ -39,7 +44,7 @@ export function statusAfterAnswers(
   ownerId: string,
   answers: readonly Answer[],
 ): MeetingStatus {
-  if (current === MeetingStatus.CANCELLED || current === MeetingStatus.COMPLETED) {
+  if (isClosed({ status: current })) {
     return current;
   }
   const guests = answers.filter((answer) => answer.userId !== ownerId);

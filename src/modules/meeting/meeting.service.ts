@@ -1,5 +1,4 @@
-import { LockMode } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { toReadModel } from '../../db/read-model';
 import { onUniqueViolation } from '../../shared/db-errors';
 import {
   ConflictError,
@@ -7,19 +6,16 @@ import {
   NotFoundError,
   ValidationFailedError,
 } from '../../shared/errors';
-import { type Page, pageClause, pageParams } from '../../shared/pagination';
-import { readAll } from '../../db/records';
-import { selectRows } from '../../db/select';
-import { participantRecords, type ParticipantRecord } from '../participant/participant.record';
-import { meetingRecords, type MeetingRecord } from './meeting.record';
+import type { Page } from '../../shared/pagination';
 import type { Loaders } from '../../loaders';
-import { Participant, ParticipantStatus } from '../participant/participant.entity';
-import { User } from '../user/user.entity';
-import type { UserRecord } from '../user/user.record';
-import { Meeting, MeetingStatus } from './meeting.entity';
+import type { Stores } from '../../stores';
+import { ParticipantStatus } from '../participant/participant.entity';
+import type { ParticipantRecord } from '../participant/participant.store';
+import type { UserRecord } from '../user/user.store';
+import { MeetingStatus } from './meeting.entity';
 import type { AddParticipantArgs, CreateMeetingArgs } from './meeting.inputs';
-import { managesMeeting, seesMeeting, statusAfterAnswers } from './meeting.rules';
-import { VISIBLE_USER } from '../user/user.rules';
+import { isClosed, managesMeeting, seesMeeting, statusAfterAnswers } from './meeting.rules';
+import type { LockedMeeting, MeetingRecord } from './meeting.store';
 
 const meetingNotFound = () => new NotFoundError('MEETING_NOT_FOUND', 'Meeting not found');
 const userNotFound = () => new NotFoundError('USER_NOT_FOUND', 'User not found');
@@ -27,30 +23,9 @@ const meetingClosed = () => new ConflictError('MEETING_CLOSED', 'The meeting is 
 const alreadyParticipant = () =>
   new ConflictError('USER_ALREADY_A_PARTICIPANT', 'The user is already a participant');
 
-/** Statuses in which a meeting still waits for answers. */
-const OPEN_STATUSES = [MeetingStatus.PENDING, MeetingStatus.CONFIRMED];
-
-const meetings = meetingRecords();
-const participants = participantRecords();
-const SELECT_MINE =
-  `select ${meetings.select('m')} from "meetings" m where m."owner_id" = ? or m."id" in ` +
-  `(select p."meeting_id" from "participants" p where p."user_id" = ? and p."status" = ?) ` +
-  `order by m."start_time" desc, m."id" desc`;
-const SELECT_REQUESTS =
-  `select ${participants.select('p')} from "participants" p ` +
-  `join "meetings" m on m."id" = p."meeting_id" ` +
-  `where p."user_id" = ? and p."status" = ? and m."status" in (?, ?) ` +
-  `order by p."created_at" desc, p."id" desc`;
-
-/** A locked meeting with its participants, as a write sees it. */
-interface LockedMeeting {
-  meeting: Meeting;
-  participants: Participant[];
-}
-
 export class MeetingService {
   constructor(
-    private readonly em: EntityManager,
+    private readonly stores: Stores,
     private readonly loaders: Loaders,
   ) {}
 
@@ -71,29 +46,17 @@ export class MeetingService {
   }
 
   /** Meetings the viewer owns or has accepted, latest start first. */
-  async listMine(viewer: UserRecord, page: Page): Promise<MeetingRecord[]> {
-    const rows = await selectRows(this.em, `${SELECT_MINE}${pageClause(page)}`, [
-      viewer.id,
-      viewer.id,
-      ParticipantStatus.ACCEPTED,
-      ...pageParams(page),
-    ]);
-    return readAll(meetings, rows);
+  listMine(viewer: UserRecord, page: Page): Promise<MeetingRecord[]> {
+    return this.stores.meetings.ownedOrAccepted(viewer.id, page);
   }
 
   /** The viewer's unanswered invitations to meetings still open, newest first. */
-  async requests(viewer: UserRecord, page: Page): Promise<ParticipantRecord[]> {
-    const rows = await selectRows(this.em, `${SELECT_REQUESTS}${pageClause(page)}`, [
-      viewer.id,
-      ParticipantStatus.NEW,
-      ...OPEN_STATUSES,
-      ...pageParams(page),
-    ]);
-    return readAll(participants, rows);
+  requests(viewer: UserRecord, page: Page): Promise<ParticipantRecord[]> {
+    return this.stores.participants.requests(viewer.id, page);
   }
 
   /** Creates a pending meeting with the owner as an accepted participant and the invited users. */
-  async create(viewer: UserRecord, args: CreateMeetingArgs): Promise<Meeting> {
+  async create(viewer: UserRecord, args: CreateMeetingArgs): Promise<MeetingRecord> {
     const invited = args.participants.map((participant) => participant.userId.toLowerCase());
     const problems: Record<string, 'INVALID_CHOICE'> = {};
     invited.forEach((userId, index) => {
@@ -105,100 +68,89 @@ export class MeetingService {
       throw new ValidationFailedError(problems);
     }
     const { meeting: input } = args;
+    const appointedBy = input.appointedBy?.toLowerCase() ?? null;
+    const assignedTo = input.assignedTo?.toLowerCase() ?? null;
     // Ids are compared lower-cased, so one user given in two letter cases counts once.
     const referenced = [
-      ...new Set(
-        [...invited, input.appointedBy, input.assignedTo]
-          .filter((id): id is string => !!id)
-          .map((id) => id.toLowerCase()),
-      ),
+      ...new Set([...invited, appointedBy, assignedTo].filter((id): id is string => !!id)),
     ];
-    const found = await this.em.count(User, {
-      id: { $in: referenced },
-      ...VISIBLE_USER,
-    });
-    if (found !== referenced.length) {
+    if ((await this.stores.users.countVisible(referenced)) !== referenced.length) {
       throw userNotFound();
     }
-    const meeting = this.em.create(Meeting, {
+    const meeting = this.stores.meetings.create({
       title: input.title.trim(),
       ...(input.type ? { type: input.type } : {}),
       startTime: new Date(input.startTime),
       location: input.location.trim(),
       locationUrl: input.locationUrl ?? null,
-      owner: this.em.getReference(User, viewer.id),
-      appointedBy: input.appointedBy
-        ? this.em.getReference(User, input.appointedBy.toLowerCase())
-        : null,
-      assignedTo: input.assignedTo
-        ? this.em.getReference(User, input.assignedTo.toLowerCase())
-        : null,
+      ownerId: viewer.id,
+      appointedBy,
+      assignedTo,
     });
     // Explicit timestamps keep the owner first and the guests in the order given.
     const start = meeting.createdAt.getTime();
-    this.em.create(Participant, {
-      meeting,
-      user: this.em.getReference(User, viewer.id),
+    this.stores.participants.add({
+      meetingId: meeting.id,
+      userId: viewer.id,
       status: ParticipantStatus.ACCEPTED,
       createdAt: new Date(start),
     });
     args.participants.forEach((participant, index) => {
-      this.em.create(Participant, {
-        meeting,
-        user: this.em.getReference(User, invited[index] as string),
+      this.stores.participants.add({
+        meetingId: meeting.id,
+        userId: invited[index] as string,
         status: participant.status ?? ParticipantStatus.NEW,
         createdAt: new Date(start + 1 + index),
       });
     });
-    await this.em.flush();
-    return meeting;
+    await this.stores.meetings.flush();
+    return toReadModel(meeting);
   }
 
   /** Adds a user to a meeting; only its owner (or an admin) may. */
-  async addParticipant(viewer: UserRecord, args: AddParticipantArgs): Promise<Participant> {
+  async addParticipant(viewer: UserRecord, args: AddParticipantArgs): Promise<ParticipantRecord> {
     const userId = args.userId.toLowerCase();
     const participant = await onUniqueViolation(
       () =>
-        this.em.transactional(async (em) => {
-          const { meeting, participants } = await this.lockVisible(em, viewer, args.meetingId);
+        this.stores.transaction(async (tx) => {
+          const { meeting, participants } = await lockVisible(tx, viewer, args.meetingId);
           if (!managesMeeting(viewer, meeting)) {
             throw new ForbiddenError(
               'ONLY_MEETING_OWNER_CAN_ADD_PARTICIPANTS',
               'Only the meeting owner can add participants',
             );
           }
-          if (meeting.isClosed) {
+          if (isClosed(meeting)) {
             throw meetingClosed();
           }
-          const user = await em.findOne(User, { id: userId, ...VISIBLE_USER });
-          if (!user) {
-            throw userNotFound();
-          }
+          const user = await tx.users.visible({ id: userId });
           if (participants.some((existing) => existing.userId === userId)) {
             throw alreadyParticipant();
           }
-          const added = em.create(Participant, { meeting, user, status: args.status });
+          const added = tx.participants.add({ meetingId: meeting.id, userId, status: args.status });
           if (
             meeting.status === MeetingStatus.CONFIRMED &&
             args.status !== ParticipantStatus.ACCEPTED
           ) {
             meeting.status = MeetingStatus.PENDING;
           }
+          // The added user is usually shown with the answer: no second read.
+          this.loaders.primeUsers([user]);
           return added;
         }),
       { participants_meeting_user_unique: alreadyParticipant },
     );
-    this.forget(args.meetingId);
-    return participant;
+    this.loaders.forgetMeeting(args.meetingId);
+    return toReadModel(participant);
   }
 
   /** The viewer accepts; once everyone has, the meeting is confirmed. Repeating changes nothing. */
-  approve(viewer: UserRecord, meetingId: string): Promise<Meeting> {
+  approve(viewer: UserRecord, meetingId: string): Promise<MeetingRecord> {
     return this.answer(viewer, meetingId, ParticipantStatus.ACCEPTED);
   }
 
   /** The viewer declines; once every guest has, the meeting is cancelled. */
-  decline(viewer: UserRecord, meetingId: string): Promise<Meeting> {
+  decline(viewer: UserRecord, meetingId: string): Promise<MeetingRecord> {
     return this.answer(viewer, meetingId, ParticipantStatus.DECLINED);
   }
 
@@ -206,14 +158,14 @@ export class MeetingService {
     viewer: UserRecord,
     meetingId: string,
     status: ParticipantStatus,
-  ): Promise<Meeting> {
-    const meeting = await this.em.transactional(async (em) => {
-      const locked = await this.lockVisible(em, viewer, meetingId);
+  ): Promise<MeetingRecord> {
+    const meeting = await this.stores.transaction(async (tx) => {
+      const locked = await lockVisible(tx, viewer, meetingId);
       const mine = locked.participants.find((participant) => participant.userId === viewer.id);
       if (!mine) {
         throw new ForbiddenError('NOT_A_PARTICIPANT', 'You are not a participant of this meeting');
       }
-      if (locked.meeting.isClosed) {
+      if (isClosed(locked.meeting)) {
         throw meetingClosed();
       }
       if (status === ParticipantStatus.DECLINED && locked.meeting.ownerId === viewer.id) {
@@ -230,38 +182,20 @@ export class MeetingService {
       );
       return locked.meeting;
     });
-    this.forget(meetingId);
-    return meeting;
+    this.loaders.forgetMeeting(meetingId);
+    return toReadModel(meeting);
   }
+}
 
-  /** Locks the meeting row for this transaction and checks that the viewer may see it. */
-  private async lockVisible(
-    em: EntityManager,
-    viewer: UserRecord,
-    meetingId: string,
-  ): Promise<LockedMeeting> {
-    const meeting = await em.findOne(
-      Meeting,
-      { id: meetingId },
-      { lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
-    if (!meeting) {
-      throw meetingNotFound();
-    }
-    const participants = await em.find(
-      Participant,
-      { meeting: meetingId },
-      { orderBy: { createdAt: 'asc', id: 'asc' } },
-    );
-    if (!seesMeeting(viewer, meeting, participants)) {
-      throw meetingNotFound();
-    }
-    return { meeting, participants };
+/** Locks the meeting for the transaction and checks that the viewer may see it. */
+async function lockVisible(
+  tx: Stores,
+  viewer: UserRecord,
+  meetingId: string,
+): Promise<LockedMeeting> {
+  const locked = await tx.meetings.lock(meetingId);
+  if (!locked || !seesMeeting(viewer, locked.meeting, locked.participants)) {
+    throw meetingNotFound();
   }
-
-  /** Drops cached reads of a meeting this request has just changed. */
-  private forget(meetingId: string): void {
-    this.loaders.meetings.clear(meetingId);
-    this.loaders.participantsByMeeting.clear(meetingId);
-  }
+  return locked;
 }

@@ -1,7 +1,6 @@
-import { Entity, Enum, Index, ManyToOne, type Ref, Unique } from '@mikro-orm/core';
+import { Entity, Enum, Index, ManyToOne, Unique } from '@mikro-orm/core';
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
 import { BaseEntity } from '../../shared/base.entity';
-import { deriveRelationIds } from '../../shared/relation-ids';
 import { GraphQLUUID } from '../../shared/scalars';
 import { Meeting } from '../meeting/meeting.entity';
 import { User } from '../user/user.entity';
@@ -22,16 +21,10 @@ registerEnumType(ParticipantStatus, {
   description: 'A participant of a meeting, with the user record.',
 })
 @Entity({ tableName: 'participants' })
-@Unique({ name: 'participants_meeting_user_unique', properties: ['meeting', 'user'] })
-@Index({ name: 'participants_meeting_order_idx', properties: ['meeting', 'createdAt', 'id'] })
-@Index({ name: 'participants_user_status_idx', properties: ['user', 'status', 'createdAt'] })
-export class Participant extends BaseEntity<'status' | 'meetingId' | 'userId'> {
-  @ManyToOne(() => Meeting, { ref: true, deleteRule: 'cascade' })
-  meeting!: Ref<Meeting>;
-
-  @ManyToOne(() => User, { ref: true, deleteRule: 'cascade' })
-  user!: Ref<User>;
-
+@Unique({ name: 'participants_meeting_user_unique', properties: ['meetingId', 'userId'] })
+@Index({ name: 'participants_meeting_order_idx', properties: ['meetingId', 'createdAt', 'id'] })
+@Index({ name: 'participants_user_status_idx', properties: ['userId', 'status', 'createdAt'] })
+export class Participant extends BaseEntity<'status'> {
   @Field(() => ParticipantStatus, { description: 'The participant answer (default new).' })
   @Enum({
     items: () => ParticipantStatus,
@@ -41,10 +34,10 @@ export class Participant extends BaseEntity<'status' | 'meetingId' | 'userId'> {
   status: ParticipantStatus = ParticipantStatus.NEW;
 
   @Field(() => GraphQLUUID, { description: 'Id of the meeting.' })
-  readonly meetingId!: string;
+  @ManyToOne(() => Meeting, { mapToPk: true, fieldName: 'meeting_id', deleteRule: 'cascade' })
+  meetingId!: string;
 
   @Field(() => GraphQLUUID, { description: 'Id of the participating user.' })
-  readonly userId!: string;
+  @ManyToOne(() => User, { mapToPk: true, fieldName: 'user_id', deleteRule: 'cascade' })
+  userId!: string;
 }
-
-deriveRelationIds(Participant, { meetingId: 'meeting', userId: 'user' });

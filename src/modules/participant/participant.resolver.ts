@@ -3,9 +3,9 @@ import type { Context } from '../../context';
 import { Meeting } from '../meeting/meeting.entity';
 import { User } from '../user/user.entity';
 import { Participant } from './participant.entity';
-import type { ParticipantRecord } from './participant.record';
-import type { MeetingRecord } from '../meeting/meeting.record';
-import type { UserRecord } from '../user/user.record';
+import type { ParticipantRecord } from './participant.store';
+import type { MeetingRecord } from '../meeting/meeting.store';
+import type { UserRecord } from '../user/user.store';
 
 @Resolver(() => Participant)
 export class ParticipantResolver {

@@ -1,4 +1,4 @@
-import { Check, Entity, Enum, Index, Property } from '@mikro-orm/core';
+import { Check, Entity, Enum, HiddenProps, Index, Property } from '@mikro-orm/core';
 import { GraphQLEmailAddress, GraphQLLocalDate, GraphQLUUID } from '../../shared/scalars';
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
 import { BaseEntity } from '../../shared/base.entity';
@@ -64,6 +64,9 @@ export class User extends BaseEntity<
     expression: 'create unique index "users_account_unique" on "users" (lower("account"))',
   })
   account!: string;
+
+  /** Never read by queries nor answered: the read model leaves hidden properties out. */
+  [HiddenProps]?: 'passwordHash';
 
   @Property({ hidden: true, lazy: true, length: 255 })
   passwordHash!: string;

@@ -3,7 +3,7 @@ import type { Context } from '../../context';
 import { Paginated } from '../../shared/pagination';
 import { Viewer } from '../../shared/viewer.decorator';
 import { User } from './user.entity';
-import type { UserRecord } from './user.record';
+import type { UserRecord } from './user.store';
 import { AccountArgs, UserSearchArgs } from './user.inputs';
 
 export const UserPage = Paginated(User, 'UserPage');
@@ -18,7 +18,7 @@ export class UserResolver {
 
   @Authorized()
   @Query(() => User, { description: 'A user by account name.' })
-  user(@Args() args: AccountArgs, @Ctx() ctx: Context): Promise<User> {
+  user(@Args() args: AccountArgs, @Ctx() ctx: Context): Promise<UserRecord> {
     return ctx.services.users.byAccount(args.account);
   }
 

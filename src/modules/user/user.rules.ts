@@ -1,4 +1,4 @@
-import type { User } from './user.entity';
+import { Role, type User } from './user.entity';
 
 /**
  * Who others can see, find, follow, invite or sign in as: an active user who is not deleted.
@@ -9,6 +9,10 @@ export const VISIBLE_USER = { isActive: true, deletedAt: null } as const;
 /** VISIBLE_USER for SQL over `users` under the alias `alias`. */
 export const visibleUserSql = (alias: string): string =>
   `${alias}."is_active" = true and ${alias}."deleted_at" is null`;
+
+/** Admins and superusers may see and manage every meeting. */
+export const isAdmin = (user: Pick<User, 'roles' | 'isSuperuser'>): boolean =>
+  user.roles === Role.ADMIN || user.isSuperuser;
 
 /** True when the user (a record or an entity) is visible. */
 export function isVisibleUser<T extends Pick<User, 'isActive' | 'deletedAt'>>(

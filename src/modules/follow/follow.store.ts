@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { readAll } from '../../db/records';
+import { type ReadModel, readerOf, toReadModel } from '../../db/read-model';
+import { selectRows } from '../../db/select';
+import { type Page, pageClause, pageParams } from '../../shared/pagination';
+import { User } from '../user/user.entity';
+import type { UserRecord } from '../user/user.store';
+import { Follow } from './follow.entity';
+
+/** A follow as queries and mutations answer it. */
+export type FollowRecord = ReadModel<Follow>;
+
+/** Whose follows a list shows: the users someone follows, or their followers. */
+export type FollowDirection = 'following' | 'followers';
+
+const follows = readerOf(Follow);
+const otherUsers = readerOf(User, 'u_');
+
+/** A direction's page query (the other user joined, the total as a window) and count query. */
+function listQueries(own: 'follower_id' | 'following_id', other: 'follower_id' | 'following_id') {
+  return {
+    select:
+      `select ${follows.select('f')}, ${otherUsers.select('u')}, count(*) over ()::int as "total" ` +
+      `from "follows" f join "users" u on u."id" = f."${other}" where f."${own}" = ? ` +
+      `order by f."created_at" desc, f."id" desc`,
+    count: `select count(*)::int as "total" from "follows" f where f."${own}" = ?`,
+  };
+}
+
+const LIST: Record<FollowDirection, ReturnType<typeof listQueries>> = {
+  following: listQueries('follower_id', 'following_id'),
+  followers: listQueries('following_id', 'follower_id'),
+};
+
+/** Every read and write of follows. */
+export class FollowStore {
+  constructor(private readonly em: EntityManager) {}
+
+  /** Inserts a follow unless the pair exists (concurrent follows of a pair do not fail). */
+  async insertIfAbsent(followerId: string, followingId: string): Promise<void> {
+    const now = new Date();
+    await this.em
+      .createQueryBuilder(Follow)
+      .insert({ id: randomUUID(), followerId, followingId, createdAt: now, updatedAt: now })
+      .onConflict(['followerId', 'followingId'])
+      .ignore()
+      .execute();
+  }
+
+  /** The follow of a pair, or null. */
+  async find(followerId: string, followingId: string): Promise<FollowRecord | null> {
+    const follow = await this.em.findOne(Follow, { followerId, followingId });
+    return follow ? toReadModel(follow) : null;
+  }
+
+  /** Removes the follow of a pair; true when there was one. */
+  async remove(followerId: string, followingId: string): Promise<boolean> {
+    return (await this.em.nativeDelete(Follow, { followerId, followingId })) > 0;
+  }
+
+  /** The follows between two users, either way. */
+  async between(a: string, b: string): Promise<FollowRecord[]> {
+    const found = await this.em.find(Follow, {
+      $or: [
+        { followerId: a, followingId: b },
+        { followerId: b, followingId: a },
+      ],
+    });
+    return found.map(toReadModel);
+  }
+
+  /** A page of a user's follows (or followers), newest first, with the other users and the total. */
+  async list(
+    userId: string,
+    direction: FollowDirection,
+    page: Page,
+  ): Promise<{ data: FollowRecord[]; users: UserRecord[]; count: number }> {
+    const query = LIST[direction];
+    const rows = await selectRows(this.em, `${query.select}${pageClause(page)}`, [
+      userId,
+      ...pageParams(page),
+    ]);
+    const found = { data: readAll(follows, rows), users: readAll(otherUsers, rows) };
+    if (rows[0]) {
+      return { ...found, count: Number(rows[0]['total']) };
+    }
+    // Past the end (or none at all): the window count had no row to ride on.
+    const counted = page.skip > 0 ? await selectRows(this.em, query.count, [userId]) : [];
+    return { ...found, count: Number(counted[0]?.['total'] ?? 0) };
+  }
+}

@@ -1,0 +1,114 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { readAll } from '../../db/records';
+import { type ReadModel, readerOf } from '../../db/read-model';
+import { arrayLiteral, selectRows } from '../../db/select';
+import { type Page, pageClause, pageParams } from '../../shared/pagination';
+import { Participant, ParticipantStatus } from '../participant/participant.entity';
+import {
+  type MeetingParticipants,
+  PARTICIPANT_ORDER,
+  type ParticipantRecord,
+} from '../participant/participant.store';
+import { User } from '../user/user.entity';
+import { Meeting } from './meeting.entity';
+
+/** A meeting as queries and mutations answer it. */
+export type MeetingRecord = ReadModel<Meeting>;
+
+/** The fields a new meeting is written with. */
+export type NewMeeting = Pick<
+  Meeting,
+  'title' | 'startTime' | 'location' | 'locationUrl' | 'ownerId' | 'appointedBy' | 'assignedTo'
+> &
+  Partial<Pick<Meeting, 'type'>>;
+
+/** A meeting locked for a write, with its participants. */
+export interface LockedMeeting {
+  meeting: Meeting;
+  participants: Participant[];
+}
+
+const meetings = readerOf(Meeting);
+const joinedParticipants = readerOf(Participant, 'p_');
+const joinedUsers = readerOf(User, 'u_');
+const WITH_PARTICIPANTS =
+  `select ${meetings.select('m')}, ${joinedParticipants.select('p')}, ${joinedUsers.select('u')} ` +
+  `from "meetings" m left join "participants" p on p."meeting_id" = m."id" ` +
+  `left join "users" u on u."id" = p."user_id" where m."id" = any(?::uuid[]) ` +
+  `order by m."id", ${PARTICIPANT_ORDER('p')}`;
+const MINE =
+  `select ${meetings.select('m')} from "meetings" m where m."owner_id" = ? or m."id" in ` +
+  `(select p."meeting_id" from "participants" p where p."user_id" = ? and p."status" = ?) ` +
+  `order by m."start_time" desc, m."id" desc`;
+
+/** Every read and write of meetings. */
+export class MeetingStore {
+  constructor(private readonly em: EntityManager) {}
+
+  /**
+   * Meetings by id with their participants and those participants' users, in one query: who may
+   * see a meeting depends on them, and a meeting is rarely shown without them.
+   */
+  async withParticipants(
+    ids: readonly string[],
+  ): Promise<{ meetings: MeetingRecord[] } & MeetingParticipants> {
+    const rows = await selectRows(this.em, WITH_PARTICIPANTS, [arrayLiteral(ids)]);
+    const found = new Map<string, MeetingRecord>();
+    const byMeeting = new Map<string, ParticipantRecord[]>();
+    for (const row of rows) {
+      const id = row['id'] as string;
+      if (!found.has(id)) {
+        const meeting = meetings.read(row);
+        if (meeting) {
+          found.set(id, meeting);
+          byMeeting.set(id, []);
+        }
+      }
+      const participant = joinedParticipants.read(row);
+      if (participant) {
+        byMeeting.get(id)?.push(participant);
+      }
+    }
+    return { meetings: [...found.values()], byMeeting, users: readAll(joinedUsers, rows) };
+  }
+
+  /** Meetings a user owns or has accepted, latest start first. */
+  async ownedOrAccepted(userId: string, page: Page): Promise<MeetingRecord[]> {
+    const rows = await selectRows(this.em, `${MINE}${pageClause(page)}`, [
+      userId,
+      userId,
+      ParticipantStatus.ACCEPTED,
+      ...pageParams(page),
+    ]);
+    return readAll(meetings, rows);
+  }
+
+  /** Locks a meeting's row for this transaction and loads its participants, or null. */
+  async lock(meetingId: string): Promise<LockedMeeting | null> {
+    const meeting = await this.em.findOne(
+      Meeting,
+      { id: meetingId },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    if (!meeting) {
+      return null;
+    }
+    const participants = await this.em.find(
+      Participant,
+      { meetingId },
+      { orderBy: { createdAt: 'asc', id: 'asc' } },
+    );
+    return { meeting, participants };
+  }
+
+  /** Creates a meeting (written with the next flush). */
+  create(fields: NewMeeting): Meeting {
+    return this.em.create(Meeting, fields);
+  }
+
+  /** Writes what this unit of work changed. */
+  flush(): Promise<void> {
+    return this.em.flush();
+  }
+}

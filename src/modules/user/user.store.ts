@@ -1,0 +1,119 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { readAll } from '../../db/records';
+import { type ReadModel, readerOf, toReadModel } from '../../db/read-model';
+import { arrayLiteral, selectRows } from '../../db/select';
+import { type Page, pageClause, pageParams } from '../../shared/pagination';
+import { User } from './user.entity';
+import { VISIBLE_USER, visibleUserSql } from './user.rules';
+
+/** A user as queries and mutations answer it (never the password hash). */
+export type UserRecord = ReadModel<User>;
+
+/** The fields a registration writes. */
+export type NewUser = Pick<User, 'name' | 'email' | 'account' | 'passwordHash'>;
+
+/** `%`, `_` and `\` are literal characters in a search text. */
+export const escapeLikePattern = (text: string): string => text.replace(/[\\%_]/g, '\\$&');
+
+const users = readerOf(User);
+const SELECT = `select ${users.select('u')} from "users" u`;
+const BY_IDS = `${SELECT} where u."id" = any(?::uuid[])`;
+const BY_ID = `${SELECT} where u."id" = ?`;
+const BY_EMAIL = `${SELECT} where u."email" = ?`;
+const MATCHES =
+  `${visibleUserSql('u')} ` + `and (u."name" ilike ? or u."account" ilike ? or u."email" ilike ?)`;
+const SEARCH = {
+  select: `${SELECT} where ${MATCHES} order by u."name", u."id"`,
+  // Two or three characters: the total kept by the user_search_grams triggers (migration
+  // 20261122060000); longer texts are selective, so counting their matches is cheap.
+  count:
+    `select case when char_length(lower(?)) between 2 and 3 ` +
+    `then coalesce((select g."users" from "user_search_grams" g where g."gram" = lower(?)), 0) ` +
+    `else (select count(*)::int from "users" u where ${MATCHES}) end as "total"`,
+};
+const followCount = (column: 'follower_id' | 'following_id'): string =>
+  `select f."${column}" as "id", count(*)::int as "total" from "follows" f ` +
+  `where f."${column}" = any(?::uuid[]) group by f."${column}"`;
+const FOLLOW_COUNTS = {
+  follower: followCount('follower_id'),
+  following: followCount('following_id'),
+};
+
+/** Every read and write of users: the one place their SQL and the visibility predicate meet. */
+export class UserStore {
+  constructor(private readonly em: EntityManager) {}
+
+  /** Users by id (any state: loaders serve ids that records already reference). */
+  async byIds(ids: readonly string[]): Promise<UserRecord[]> {
+    return readAll(users, await selectRows(this.em, BY_IDS, [arrayLiteral(ids)]));
+  }
+
+  /** The user a token names, by id or (older tokens) by e-mail, in any state. */
+  async bySubject(subject: { userId: string } | { email: string }): Promise<UserRecord | null> {
+    const rows = await selectRows(this.em, 'userId' in subject ? BY_ID : BY_EMAIL, [
+      'userId' in subject ? subject.userId : subject.email,
+    ]);
+    return rows[0] ? users.read(rows[0]) : null;
+  }
+
+  /** A visible user by id or account name; USER_NOT_FOUND otherwise. */
+  async visible(by: { id: string } | { account: string }): Promise<UserRecord> {
+    return toReadModel(await this.em.findOneOrFail(User, { ...by, ...VISIBLE_USER }));
+  }
+
+  /** How many of the ids name visible users. */
+  countVisible(ids: readonly string[]): Promise<number> {
+    return this.em.count(User, { id: { $in: [...ids] }, ...VISIBLE_USER });
+  }
+
+  /** A user with the password hash, for signing in by e-mail or account name. */
+  withPasswordHash(by: { email: string } | { account: string }): Promise<User | null> {
+    return this.em.findOne(User, by, { populate: ['passwordHash'] });
+  }
+
+  /** Which of an e-mail address and an account name are taken. */
+  async taken(email: string, account: string): Promise<{ email: boolean; account: boolean }> {
+    const existing = await this.em.find(
+      User,
+      { $or: [{ email }, { account }] },
+      { fields: ['email', 'account'] },
+    );
+    return {
+      email: existing.some((user) => user.email === email),
+      account: existing.some((user) => user.account === account),
+    };
+  }
+
+  /** Inserts a user (unique violations surface as the driver's exception). */
+  async create(fields: NewUser): Promise<UserRecord> {
+    const user = this.em.create(User, fields);
+    await this.em.flush();
+    return toReadModel(user);
+  }
+
+  /** A page of visible users matching a text in name, account or e-mail, and the total. */
+  async search(text: string, page: Page): Promise<{ data: UserRecord[]; count: number }> {
+    const pattern = `%${escapeLikePattern(text)}%`;
+    const matches = [pattern, pattern, pattern];
+    // ilike patterns plan badly as generic plans: not prepared.
+    const [rows, counted] = await Promise.all([
+      selectRows(
+        this.em,
+        `${SEARCH.select}${pageClause(page)}`,
+        [...matches, ...pageParams(page)],
+        {
+          prepared: false,
+        },
+      ),
+      selectRows(this.em, SEARCH.count, [text, text, ...matches], { prepared: false }),
+    ]);
+    return { data: readAll(users, rows), count: Number(counted[0]?.['total'] ?? 0) };
+  }
+
+  /** How many users each user follows (`follower`) or is followed by (`following`). */
+  async followCounts(side: 'follower' | 'following', ids: readonly string[]): Promise<number[]> {
+    const rows = await selectRows(this.em, FOLLOW_COUNTS[side], [arrayLiteral(ids)]);
+    const totals = new Map(rows.map((row) => [row['id'] as string, Number(row['total'])]));
+    return ids.map((id) => totals.get(id) ?? 0);
+  }
+}

@@ -1,0 +1,49 @@
+import { ReferenceKind } from '@mikro-orm/core';
+import { readModelColumns } from '../../src/db/read-model';
+import { openDatabase } from '../../src/db/orm';
+import { Follow } from '../../src/modules/follow/follow.entity';
+import { Meeting } from '../../src/modules/meeting/meeting.entity';
+import { Participant } from '../../src/modules/participant/participant.entity';
+import { User } from '../../src/modules/user/user.entity';
+import { createTestDatabase } from '../helpers/test-database';
+
+describe('read models', () => {
+  it('read every column the ORM maps for a client, under the names the ORM discovered', async () => {
+    const target = await createTestDatabase();
+    const database = await openDatabase(target.config, { migrate: false });
+    try {
+      for (const entity of [User, Meeting, Participant, Follow]) {
+        const meta = database.orm.getMetadata().get(entity.name);
+        const expected = meta.props
+          .filter(
+            (prop) =>
+              !prop.hidden &&
+              !prop.lazy &&
+              (prop.kind === ReferenceKind.SCALAR || prop.kind === ReferenceKind.MANY_TO_ONE),
+          )
+          .map((prop): [string, string | undefined] => [prop.name, prop.fieldNames[0]]);
+        const derived = [...readModelColumns(entity)].map(
+          ([key, column]): [string, string | undefined] => [key, column.name],
+        );
+        expect(new Map(derived)).toEqual(new Map(expected));
+      }
+    } finally {
+      await database.close();
+      await target.drop();
+    }
+  });
+
+  it('never read the password hash', () => {
+    expect([...readModelColumns(User).keys()]).not.toContain('passwordHash');
+    expect([...readModelColumns(User).values()].map((column) => column.name)).not.toContain(
+      'password_hash',
+    );
+  });
+
+  it('mark timestamps, and only them, to be answered as ISO 8601 text', () => {
+    const timestamps = [...readModelColumns(Meeting)]
+      .filter(([, column]) => column.timestamp)
+      .map(([key]) => key);
+    expect(timestamps.sort()).toEqual(['createdAt', 'startTime', 'updatedAt']);
+  });
+});
