@@ -33,6 +33,8 @@ import { ref, type RouteSpec } from './route';
  * types. A named fragment is a component of that name (`...UserPublic` → `UserPublic`); a route
  * names its body's component in the table (`record('UserPage')`).
  */
+
+/** One derivation: the schema, every fragment of rest/operations, the components so far. */
 interface Walk {
   schema: GraphQLSchema;
   fragments: ReadonlyMap<string, FragmentDefinitionNode>;
