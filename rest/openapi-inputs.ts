@@ -13,7 +13,7 @@ import {
 } from 'graphql';
 import { getMetadataStorage as typeGraphQLStorage } from 'type-graphql';
 import { toSnake } from './names';
-import type { JsonObject } from './openapi-schemas';
+import { type JsonObject, scalarSchemas, wireEnumSchema, withNull } from './openapi-schemas';
 import type { PreparedOperation } from './operations';
 
 type ValidationMetadata = ReturnType<
@@ -32,17 +32,6 @@ export interface ClientInput {
   required: boolean;
   schema: JsonObject;
 }
-
-/** Scalars in wire form; graphql-scalars' custom ones are strings with a format. */
-const scalarSchemas: Readonly<Record<string, JsonObject>> = {
-  Int: { type: 'integer' },
-  Float: { type: 'number' },
-  Boolean: { type: 'boolean' },
-  UUID: { type: 'string', format: 'uuid' },
-  DateTime: { type: 'string', format: 'date-time' },
-  LocalDate: { type: 'string', format: 'date' },
-  EmailAddress: { type: 'string', format: 'email' },
-};
 
 /** Validators of the list itself; every other one constrains its items. */
 const LIST_VALIDATORS = new Set(['arrayMinSize', 'arrayMaxSize']);
@@ -132,14 +121,6 @@ function argsClassesOf(kind: 'query' | 'mutation', field: string): InputClass[] 
 const inputClassOf = (name: string): InputClass | undefined =>
   typeGraphQLStorage().inputTypes.find((input) => input.name === name)?.target;
 
-function withNull(schema: JsonObject): JsonObject {
-  const out: JsonObject = { ...schema, type: [schema['type'], 'null'] };
-  if (Array.isArray(schema['enum'])) {
-    out['enum'] = [...schema['enum'], null];
-  }
-  return out;
-}
-
 /**
  * The JSON Schema of a GraphQL input type in wire form: snake_case properties, enum values as
  * the wire spells them (`all-hands`), required = non-null without a default.
@@ -165,7 +146,7 @@ function schemaOf(
       ...keywordsOf(validators.filter(ofList)),
     };
   } else if (isEnumType(type)) {
-    schema = { type: 'string', enum: type.getValues().map((value) => value.value as unknown) };
+    schema = wireEnumSchema(type);
   } else if (isInputObjectType(type)) {
     const target = inputClassOf(type.name);
     const properties: Record<string, JsonObject> = {};

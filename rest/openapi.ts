@@ -7,7 +7,8 @@ import {
   sharedHeaders,
   sharedResponses,
 } from './openapi-responses';
-import { componentSchemas, type JsonObject } from './openapi-schemas';
+import { responseSchemas, rootField } from './openapi-records';
+import { contractSchemas, type JsonObject } from './openapi-schemas';
 import { loadOperations, type PreparedOperation } from './operations';
 import type { RouteSpec } from './route';
 import { routes as declaredRoutes } from './routes';
@@ -151,26 +152,31 @@ function operationNamed(builder: Builder, name: string): PreparedOperation {
 }
 
 /** The root field's description in the schema: what the operation does. */
-function describeOperation(builder: Builder, operation: PreparedOperation): string | undefined {
-  const root =
-    operation.definition.operation === 'mutation'
-      ? builder.schema.getMutationType()
-      : builder.schema.getQueryType();
-  const first = operation.definition.selectionSet.selections[0];
-  return first?.kind === 'Field'
-    ? (root?.getFields()[first.name.value]?.description ?? undefined)
-    : undefined;
+const describeOperation = (builder: Builder, operation: PreparedOperation): string | undefined =>
+  rootField(builder.schema, operation).field.description ?? undefined;
+
+/** The choices of a route that picks its operation from the request. */
+function dispatchOf(route: RouteSpec): (typeof dispatched)[string] {
+  const dispatch = dispatched[`${route.method} ${route.path}`];
+  if (!dispatch) {
+    throw new Error(
+      `OpenAPI: route ${route.method} ${route.path} chooses its operation; declare its choices`,
+    );
+  }
+  return dispatch;
 }
+
+/** The operations a route may run: its own, or the choices of its dispatch. */
+const operationsOf = (route: RouteSpec): string[] =>
+  typeof route.operation === 'string'
+    ? [route.operation]
+    : dispatchOf(route).choices.map((choice) => choice.operation);
 
 /** Path and query parameters, and the body schema, from the operation's variables. */
 function inputsOf(builder: Builder, route: RouteSpec, operationId: string) {
   const params = pathParams(route.path);
-  const key = `${route.method} ${route.path}`;
   if (typeof route.operation !== 'string') {
-    const dispatch = dispatched[key];
-    if (!dispatch) {
-      throw new Error(`OpenAPI: route ${key} chooses its operation; declare its choices`);
-    }
+    const dispatch = dispatchOf(route);
     const variants = dispatch.choices.map((choice) => {
       const inputs = operationInputs(builder.schema, operationNamed(builder, choice.operation), {
         renames: route.renames,
@@ -326,7 +332,11 @@ export function buildOpenApiDocument(
     tags,
     paths,
     components: {
-      schemas: { ...componentSchemas, ...builder.bodies },
+      schemas: {
+        ...responseSchemas(schema, builder.operations, routes, operationsOf),
+        ...contractSchemas,
+        ...builder.bodies,
+      },
       responses: sharedResponses,
       headers: sharedHeaders,
       securitySchemes: {
