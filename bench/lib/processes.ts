@@ -1,111 +1,36 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { type ServiceProcess, startServiceProcess } from '../../test/helpers/service-process';
 
-/** A server the harness started: its process, where it listens, and its stdout lines. */
-export interface Server {
-  name: string;
-  url: string;
-  child: ChildProcess;
+/** A server the harness started (the service or the baseline), with its stdout lines. */
+export interface Server extends ServiceProcess {
   /** stdout lines not yet taken (JSON log lines of the service). */
   lines: string[];
-  /** The last stderr output, for error messages. */
-  stderrTail: string[];
-  /** performance.now() when the process was spawned. */
-  spawnedAt: number;
-  exited: Promise<number | null>;
 }
 
-const started = new Set<ChildProcess>();
-
-/** Kills whatever the harness started and has not stopped yet (on error or Ctrl-C). */
-export function killStarted(): void {
-  for (const child of started) {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-    }
-  }
-}
-
-export { freePort } from '../../src/shared/free-port';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Starts `node <args>` (with exactly `env`) and waits until GET <readyPath> answers 2xx. */
+/** Starts `node [nodeArgs] <script>` (with exactly `env`) and waits until GET <readyPath> answers 2xx. */
 export async function startServer(options: {
   name: string;
-  nodeArgs: string[];
+  script: string;
+  nodeArgs?: string[];
   cwd: string;
   env: Record<string, string>;
-  port: number;
   readyPath: string;
-  timeoutMs?: number;
 }): Promise<Server> {
-  const spawnedAt = performance.now();
-  const child = spawn(process.execPath, options.nodeArgs, {
-    cwd: options.cwd,
-    env: { ...options.env, PORT: String(options.port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  started.add(child);
-  const server: Server = {
-    name: options.name,
-    url: `http://127.0.0.1:${options.port}`,
-    child,
-    lines: [],
-    stderrTail: [],
-    spawnedAt,
-    exited: new Promise((resolve) =>
-      child.once('exit', (code) => {
-        started.delete(child);
-        resolve(code);
-      }),
-    ),
-  };
-  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-    server.lines.push(line);
-    if (server.lines.length > 200_000) {
-      server.lines.splice(0, 100_000);
-    }
-  });
-  createInterface({ input: child.stderr as NodeJS.ReadableStream }).on('line', (line) => {
-    server.stderrTail.push(line);
-    if (server.stderrTail.length > 40) {
-      server.stderrTail.shift();
-    }
-  });
-  const deadline = Date.now() + (options.timeoutMs ?? 90_000);
-  for (;;) {
-    if (child.exitCode !== null) {
-      throw new Error(
-        `${options.name} exited with code ${child.exitCode} while starting:\n${[...server.lines.slice(-20), ...server.stderrTail].join('\n')}`,
-      );
-    }
-    try {
-      const response = await fetch(`${server.url}${options.readyPath}`);
-      if (response.ok) {
-        return server;
+  const lines: string[] = [];
+  const { readyPath, ...child } = options;
+  const server = await startServiceProcess({
+    ...child,
+    ready: { path: readyPath, withinMs: 90_000, everyMs: 200 },
+    onLine: (line, stream) => {
+      if (stream === 'stdout') {
+        lines.push(line);
+        if (lines.length > 200_000) {
+          lines.splice(0, 100_000);
+        }
       }
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`${options.name} did not become ready at ${server.url}${options.readyPath}`);
-    }
-    await sleep(200);
-  }
-}
-
-/** SIGTERM, then SIGKILL if it has not exited within the grace period. */
-export async function stopServer(server: Server, graceMs = 20_000): Promise<void> {
-  if (server.child.exitCode !== null || server.child.signalCode !== null) {
-    return;
-  }
-  server.child.kill('SIGTERM');
-  const timer = setTimeout(() => server.child.kill('SIGKILL'), graceMs);
-  await server.exited;
-  clearTimeout(timer);
+    },
+  });
+  return { ...server, lines };
 }
 
 function statusField(pid: number, field: 'VmRSS' | 'VmHWM'): number {

@@ -1,9 +1,9 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { freePort } from '../../../src/shared/free-port';
 
 /**
  * A throwaway PostgreSQL server for one test file: its own data directory, its own port on
@@ -91,24 +91,6 @@ function asPostgres(command: string, args: string[], timeoutMs = 60_000): Promis
       },
     );
   });
-}
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
-async function freePort(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt += 1) {
-    const port = 55432 + Math.floor(Math.random() * 2000);
-    if (await portFree(port)) {
-      return port;
-    }
-  }
-  throw new Error('no free port for the throwaway PostgreSQL server');
 }
 
 /** initdb + pg_ctl start as the postgres user, then creates `databases`. */

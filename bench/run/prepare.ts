@@ -1,0 +1,136 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import {
+  type DataSpec,
+  databaseName,
+  databaseUrl,
+  FULL_DATA,
+  SMALL_DATA,
+  ensureDatabase,
+  ensureStatistics,
+  type Fixtures,
+  readFixtures,
+  seed,
+  seedProblems,
+} from '../lib/db';
+import { login } from '../lib/http';
+import { signAccessToken } from '../lib/jwt';
+import type { BenchOptions } from '../lib/options';
+import { ROOT } from '../lib/paths';
+import type { Server } from '../lib/processes';
+import type { Callers } from '../lib/scenarios';
+import { fmt, log } from './progress';
+import { KEYS, PASSWORD, TOKENS } from './targets';
+
+// Before the runs: the build, the database and its data, and the callers' tokens.
+
+const INVITEES = 1000;
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** Runs `npm run build` when dist/ is missing or older than src/ or rest/. */
+export function ensureBuilt(options: BenchOptions): void {
+  const main = join(ROOT, 'dist/src/main.js');
+  const built = existsSync(main) ? statSync(main).mtimeMs : 0;
+  const sources = Math.max(newestMtime(join(ROOT, 'src')), newestMtime(join(ROOT, 'rest')));
+  if (built >= sources || (!options.build && built > 0)) {
+    return;
+  }
+  log(
+    built === 0
+      ? 'Building the service (npm run build)…'
+      : 'src/ changed: rebuilding (npm run build)…',
+  );
+  const result = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if (result.status !== 0) {
+    throw new Error('npm run build failed');
+  }
+}
+
+export async function prepareDatabase(url: string, spec: DataSpec, reseed: boolean): Promise<void> {
+  const name = databaseName(url);
+  if (await ensureDatabase(url)) {
+    log(`Created database ${name}.`);
+  }
+  const problems = reseed ? ['--reseed given'] : await seedProblems(url, spec);
+  if (problems.length === 0) {
+    log(`Database ${name} holds the expected data (${fmt(spec.users)} users): not reseeding.`);
+    if (await ensureStatistics(url)) {
+      log(`Ran VACUUM ANALYZE on ${name}: its tables had no planner statistics.`);
+    }
+    return;
+  }
+  log(
+    `Seeding ${name} with ${fmt(spec.users)} users (${problems.join('; ')}); ` +
+      `${spec.users >= 50_000 ? 'this takes a minute or two' : 'this takes a few seconds'}…`,
+  );
+  await seed(url, spec);
+  const left = await seedProblems(url, spec);
+  if (left.length > 0) {
+    throw new Error(`after seeding, ${name} still lacks: ${left.join('; ')}`);
+  }
+}
+
+export interface BenchContext {
+  dbUrl: string;
+  fixtures: Fixtures;
+  callers: Callers;
+  writerToken: string;
+  invitees: { id: string; token: string }[];
+}
+
+export async function prepareContext(dbUrl: string, service: Server): Promise<BenchContext> {
+  const fixtures = await readFixtures(dbUrl, INVITEES);
+  const jwks = (await (await fetch(`${service.url}/.well-known/jwks.json`)).json()) as {
+    keys?: { x?: string }[];
+  };
+  if (jwks.keys?.[0]?.x !== KEYS.x) {
+    throw new Error(
+      "the key derived from JWT_SECRET (bench/lib/jwt.ts) is not the service's: the key derivation in src/auth/keys.ts changed",
+    );
+  }
+  const [demo, inbox, busy] = await Promise.all([
+    login(service.url, fixtures.demoEmail, PASSWORD),
+    login(service.url, fixtures.inboxEmail, PASSWORD),
+    login(service.url, fixtures.busy.email, PASSWORD),
+  ]);
+  return {
+    dbUrl,
+    fixtures,
+    callers: { demo, inbox, busy },
+    writerToken: signAccessToken(KEYS, TOKENS, fixtures.writerId),
+    invitees: fixtures.invitees.map((id) => ({ id, token: signAccessToken(KEYS, TOKENS, id) })),
+  };
+}
+
+/**
+ * The data of this run, prepared: the full set, or for --quick whatever is there (else the small
+ * set). Points `options.databaseUrl` at it.
+ */
+export async function chooseData(
+  options: BenchOptions,
+): Promise<{ dbUrl: string; spec: DataSpec }> {
+  let dbUrl = options.databaseUrl;
+  let spec = FULL_DATA;
+  if (options.quick && !options.reseed) {
+    await ensureDatabase(dbUrl);
+    if ((await seedProblems(dbUrl, FULL_DATA)).length > 0) {
+      dbUrl = databaseUrl(dbUrl, `${databaseName(dbUrl)}_10k`);
+      spec = SMALL_DATA;
+      log(
+        `--quick: ${databaseName(options.databaseUrl)} is not seeded; using ${databaseName(dbUrl)} (10,000 users).`,
+      );
+    }
+  }
+  await prepareDatabase(dbUrl, spec, options.reseed);
+  options.databaseUrl = dbUrl;
+  return { dbUrl, spec };
+}

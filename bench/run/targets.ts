@@ -1,0 +1,66 @@
+import { join } from 'node:path';
+import { deriveKeys, type TokenSettings } from '../lib/jwt';
+import { ROOT } from '../lib/paths';
+import { type Server, startServer } from '../lib/processes';
+
+// The two targets of every scenario: the service and the bare baseline, as child processes.
+
+const SECRET = 'bench-only-signing-secret-0123456789abcdef';
+export const TOKENS: TokenSettings = { issuer: 'http://127.0.0.1/bench', audience: 'meeting-api' };
+/** The password of the seeded users. */
+export const PASSWORD = 'password123';
+/** The service's signing key, derived from JWT_SECRET as the service does. */
+export const KEYS = deriveKeys(SECRET);
+
+/** What both targets are given: the locale and path, production mode, the key, the database. */
+function commonEnv(dbUrl: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ['PATH', 'HOME', 'LANG', 'TZ']) {
+    const value = process.env[name];
+    if (value !== undefined) {
+      env[name] = value;
+    }
+  }
+  return {
+    ...env,
+    NODE_ENV: 'production',
+    JWT_SECRET: SECRET,
+    JWT_ISSUER: TOKENS.issuer,
+    JWT_AUDIENCE: TOKENS.audience,
+    DATABASE_URL: dbUrl,
+  };
+}
+
+/** --service-env: extra environment of every service process started. */
+let serviceEnvOverrides: Record<string, string> = {};
+
+export function setServiceEnv(env: Record<string, string>): void {
+  serviceEnvOverrides = env;
+}
+
+/** `node [nodeArgs] dist/src/main.js` (or `script`), ready once /health/readiness answers. */
+export function startService(
+  dbUrl: string,
+  logLevel: 'info' | 'warn',
+  options: { script?: string; nodeArgs?: string[]; env?: Record<string, string> } = {},
+): Promise<Server> {
+  return startServer({
+    name: 'service',
+    script: join(ROOT, options.script ?? 'dist/src/main.js'),
+    nodeArgs: options.nodeArgs,
+    cwd: ROOT,
+    env: { ...commonEnv(dbUrl), LOG_LEVEL: logLevel, ...serviceEnvOverrides, ...options.env },
+    readyPath: '/health/readiness',
+  });
+}
+
+/** `node dist/bench/baseline/server.js` with a pool of 10, as the service's default. */
+export function startBaseline(dbUrl: string): Promise<Server> {
+  return startServer({
+    name: 'baseline',
+    script: join(ROOT, 'dist/bench/baseline/server.js'),
+    cwd: ROOT,
+    env: { ...commonEnv(dbUrl), DB_POOL_SIZE: '10' },
+    readyPath: '/health/readiness',
+  });
+}
