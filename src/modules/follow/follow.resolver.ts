@@ -16,7 +16,8 @@ import { Follow } from './follow.entity';
 import type { FollowRecord } from './follow.store';
 import type { UserRecord } from '../user/user.store';
 import { UserIdArgs } from './follow.inputs';
-import { FollowStatusType } from './follow.types';
+import { FollowConnection, FollowStatusType } from './follow.types';
+import { ConnectionArgs, type ConnectionResult } from '../../shared/connection';
 
 export const FollowPage = Paginated(Follow, 'FollowPage');
 const FollowListArgs = PageArgs(null);
@@ -48,6 +49,30 @@ export class FollowResolver {
     @Ctx() ctx: Context,
   ) {
     return ctx.services.follows.list(viewer, 'followers', page);
+  }
+
+  @Authorized()
+  @Query(() => FollowConnection.type, {
+    description: 'The follows of the caller (the users they follow), newest first, in slices.',
+  })
+  followingConnection(
+    @Args() slice: ConnectionArgs,
+    @Viewer() viewer: UserRecord,
+    @Ctx() ctx: Context,
+  ): Promise<ConnectionResult<FollowRecord>> {
+    return ctx.services.follows.slice(viewer, 'following', slice);
+  }
+
+  @Authorized()
+  @Query(() => FollowConnection.type, {
+    description: 'The follows of the caller by others (their followers), newest first, in slices.',
+  })
+  followersConnection(
+    @Args() slice: ConnectionArgs,
+    @Viewer() viewer: UserRecord,
+    @Ctx() ctx: Context,
+  ): Promise<ConnectionResult<FollowRecord>> {
+    return ctx.services.follows.slice(viewer, 'followers', slice);
   }
 
   @Authorized()

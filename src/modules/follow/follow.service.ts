@@ -1,4 +1,6 @@
 import { ConflictError } from '../../shared/errors';
+import { type ConnectionResult, toConnection } from '../../shared/connection';
+import type { SliceRequest } from '../../db/keyset';
 import type { Page } from '../../shared/pagination';
 import type { Loaders } from '../../loaders';
 import type { Stores } from '../../stores';
@@ -54,6 +56,17 @@ export class FollowService {
     const { data, users, count } = await this.stores.follows.list(viewer.id, direction, page);
     this.loaders.primeUsers(users);
     return { data, count };
+  }
+
+  /** A slice of the caller's follows (or followers), newest first. */
+  async slice(
+    viewer: UserRecord,
+    direction: FollowDirection,
+    request: SliceRequest,
+  ): Promise<ConnectionResult<FollowRecord>> {
+    const { slice, users, count } = await this.stores.follows.slice(viewer.id, direction, request);
+    this.loaders.primeUsers(users);
+    return toConnection(slice, count);
   }
 
   async status(viewer: UserRecord, userId: string): Promise<FollowStatus> {

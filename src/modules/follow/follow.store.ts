@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { readAll } from '../../db/records';
 import { type ReadModel, readerOf, toReadModel } from '../../db/read-model';
+import { countList, byCreation, readSlice, type Slice, type SliceRequest } from '../../db/keyset';
 import { selectRows } from '../../db/select';
 import { type Page, pageClause, pageParams } from '../../shared/pagination';
 import { User } from '../user/user.entity';
@@ -31,6 +32,13 @@ function listQueries(own: 'follower_id' | 'following_id', other: 'follower_id' |
 const LIST: Record<FollowDirection, ReturnType<typeof listQueries>> = {
   following: listQueries('follower_id', 'following_id'),
   followers: listQueries('following_id', 'follower_id'),
+};
+
+const NEWEST_FIRST = byCreation<FollowRecord>('f', 'desc');
+
+const SIDES: Record<FollowDirection, { own: string; other: string }> = {
+  following: { own: 'follower_id', other: 'following_id' },
+  followers: { own: 'following_id', other: 'follower_id' },
 };
 
 /** Every read and write of follows. */
@@ -68,6 +76,28 @@ export class FollowStore {
       ],
     });
     return found.map(toReadModel);
+  }
+
+  /** A slice of a user's follows (or followers), newest first, with the other users. */
+  async slice(
+    userId: string,
+    direction: FollowDirection,
+    request: SliceRequest,
+  ): Promise<{ slice: Slice<FollowRecord>; users: UserRecord[]; count: () => Promise<number> }> {
+    const { own, other } = SIDES[direction];
+    const query = {
+      select:
+        `select ${follows.select('f')}, ${otherUsers.select('u')} from "follows" f ` +
+        `join "users" u on u."id" = f."${other}"`,
+      where: `f."${own}" = ?`,
+      params: [userId],
+    };
+    const slice = await readSlice(this.em, query, NEWEST_FIRST, follows, request);
+    return {
+      slice,
+      users: readAll(otherUsers, slice.rows),
+      count: () => countList(this.em, query),
+    };
   }
 
   /** A page of a user's follows (or followers), newest first, with the other users and the total. */

@@ -1,4 +1,6 @@
 import { Field, ObjectType } from 'type-graphql';
+import { Connection } from '../../shared/connection';
+import { Follow } from './follow.entity';
 import type { FollowStatus } from './follow.service';
 
 @ObjectType('FollowStatus', {
@@ -15,3 +17,6 @@ export class FollowStatusType implements FollowStatus {
   @Field({ description: 'Both follow each other.' })
   isMutual!: boolean;
 }
+
+/** Slices of follow lists. */
+export const FollowConnection = Connection(Follow, 'Follow');

@@ -24,6 +24,19 @@ registerEnumType(MeetingStatus, {
   description: 'pending until every participant accepted, then confirmed; or cancelled/completed.',
 });
 
+/** How a user stands to a meeting: its owner, or a guest by their answer. */
+export enum MeetingRole {
+  OWNER = 'owner',
+  INVITED = 'new',
+  ACCEPTED = 'accepted',
+  DECLINED = 'declined',
+}
+registerEnumType(MeetingRole, {
+  name: 'MeetingRole',
+  description:
+    'How the caller stands to a meeting: owner, or invited (not answered), accepted or declined.',
+});
+
 export const MEETING_LIMITS = {
   title: { min: 6, max: 40 },
   location: { min: 6, max: 40 },

@@ -1,5 +1,6 @@
 import {
   ArrayMaxSize,
+  IsEnum,
   ArrayMinSize,
   IsISO8601,
   IsOptional,
@@ -8,10 +9,14 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ArgsType, Field, InputType } from 'type-graphql';
+import { SortDirection } from '../../shared/connection';
 import { PageArgs } from '../../shared/pagination';
+import { GraphQLDateTime } from '../../shared/scalars';
 import { IsFuture, NotBlank, TrimmedMaxLength, TrimmedMinLength } from '../../shared/validation';
 import { ParticipantStatus } from '../participant/participant.entity';
-import { MEETING_LIMITS, MeetingType } from './meeting.entity';
+import { MEETING_LIMITS, MeetingRole, MeetingStatus, MeetingType } from './meeting.entity';
+import type { MeetingFilter } from './meeting.store';
+import type { InvitationFilter } from '../participant/participant.store';
 
 export const MAX_PARTICIPANTS_PER_CREATE = 500;
 
@@ -105,3 +110,66 @@ export class AddParticipantArgs extends MeetingIdArgs {
 
 @ArgsType()
 export class MeetingListArgs extends PageArgs(100) {}
+
+@InputType({
+  description: "Which of the caller's meetings to list; every condition given must hold.",
+})
+export class MeetingFilterInput implements MeetingFilter {
+  @Field(() => [MeetingRole], {
+    nullable: true,
+    description: 'Only meetings where the caller is one of these (default: all).',
+  })
+  @IsOptional()
+  @IsEnum(MeetingRole, { each: true })
+  roles?: MeetingRole[] | null;
+
+  @Field(() => [MeetingStatus], {
+    nullable: true,
+    description: 'Only meetings in one of these statuses (default: all).',
+  })
+  @IsOptional()
+  @IsEnum(MeetingStatus, { each: true })
+  statuses?: MeetingStatus[] | null;
+
+  @Field(() => GraphQLDateTime, {
+    nullable: true,
+    description: 'Only meetings starting at or after this time (e.g. now, for upcoming ones).',
+  })
+  @IsOptional()
+  startsAfter?: Date | null;
+
+  @Field(() => GraphQLDateTime, {
+    nullable: true,
+    description: 'Only meetings starting before this time (e.g. now, for past ones).',
+  })
+  @IsOptional()
+  startsBefore?: Date | null;
+
+  // Nullable with a default: the compiled executor does not fill in a non-null field's default.
+  @Field(() => SortDirection, {
+    nullable: true,
+    defaultValue: SortDirection.ASC,
+    description: 'By start time, earliest first (ASC, the default) or latest first.',
+  })
+  @IsOptional()
+  order?: SortDirection | null = SortDirection.ASC;
+}
+
+@InputType({ description: "Which of the caller's invitations to list." })
+export class InvitationFilterInput implements InvitationFilter {
+  @Field(() => [ParticipantStatus], {
+    nullable: true,
+    description: 'Only invitations with one of these answers (default: [NEW], the unanswered).',
+  })
+  @IsOptional()
+  @IsEnum(ParticipantStatus, { each: true })
+  statuses?: ParticipantStatus[] | null;
+
+  @Field(() => [MeetingStatus], {
+    nullable: true,
+    description: 'Only to meetings in one of these statuses (default: [PENDING, CONFIRMED]).',
+  })
+  @IsOptional()
+  @IsEnum(MeetingStatus, { each: true })
+  meetingStatuses?: MeetingStatus[] | null;
+}

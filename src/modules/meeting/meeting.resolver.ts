@@ -1,4 +1,5 @@
 import {
+  Arg,
   Args,
   Authorized,
   Ctx,
@@ -16,8 +17,13 @@ import { Meeting } from './meeting.entity';
 import type { MeetingRecord } from './meeting.store';
 import type { ParticipantRecord } from '../participant/participant.store';
 import type { UserRecord } from '../user/user.store';
+import { ConnectionArgs, type ConnectionResult } from '../../shared/connection';
+import { MeetingConnection, ParticipantConnection } from './meeting.types';
+import { ParticipantStatus } from '../participant/participant.entity';
 import {
   AddParticipantArgs,
+  InvitationFilterInput,
+  MeetingFilterInput,
   CreateMeetingArgs,
   MeetingIdArgs,
   MeetingListArgs,
@@ -47,6 +53,37 @@ export class MeetingResolver {
     @Ctx() ctx: Context,
   ): Promise<MeetingRecord[]> {
     return ctx.services.meetings.listMine(viewer, page);
+  }
+
+  @Authorized()
+  @Query(() => MeetingConnection.type, {
+    description: "The caller's meetings, owned or invited to, by start time, a slice at a time.",
+  })
+  meetings(
+    @Args() slice: ConnectionArgs,
+    @Arg('filter', () => MeetingFilterInput, { nullable: true, description: 'Which meetings.' })
+    filter: MeetingFilterInput | null,
+    @Viewer() viewer: UserRecord,
+    @Ctx() ctx: Context,
+  ): Promise<ConnectionResult<MeetingRecord>> {
+    return ctx.services.meetings.slice(viewer, filter ?? {}, slice);
+  }
+
+  @Authorized()
+  @Query(() => ParticipantConnection.type, {
+    description: "The caller's invitations to others' meetings, newest first, a slice at a time.",
+  })
+  invitations(
+    @Args() slice: ConnectionArgs,
+    @Arg('filter', () => InvitationFilterInput, {
+      nullable: true,
+      description: 'Which invitations (default: unanswered, to open meetings).',
+    })
+    filter: InvitationFilterInput | null,
+    @Viewer() viewer: UserRecord,
+    @Ctx() ctx: Context,
+  ): Promise<ConnectionResult<ParticipantRecord>> {
+    return ctx.services.meetings.invitations(viewer, filter ?? {}, slice);
   }
 
   @Authorized()
@@ -115,5 +152,21 @@ export class MeetingResolver {
   })
   participants(@Root() meeting: MeetingRecord, @Ctx() ctx: Context): Promise<ParticipantRecord[]> {
     return ctx.loaders.participantsByMeeting.load(meeting.id);
+  }
+
+  @FieldResolver(() => ParticipantConnection.type, {
+    description: 'The participants, in the order they were added, a slice at a time.',
+  })
+  participantsConnection(
+    @Root() meeting: MeetingRecord,
+    @Args() slice: ConnectionArgs,
+    @Arg('statuses', () => [ParticipantStatus], {
+      nullable: true,
+      description: 'Only participants with one of these answers (default: all).',
+    })
+    statuses: ParticipantStatus[] | null,
+    @Ctx() ctx: Context,
+  ): Promise<ConnectionResult<ParticipantRecord>> {
+    return ctx.services.meetings.participants(meeting.id, statuses, slice);
   }
 }

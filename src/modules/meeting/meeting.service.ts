@@ -6,16 +6,22 @@ import {
   NotFoundError,
   ValidationFailedError,
 } from '../../shared/errors';
+import { type ConnectionResult, toConnection } from '../../shared/connection';
+import type { SliceRequest } from '../../db/keyset';
 import type { Page } from '../../shared/pagination';
 import type { Loaders } from '../../loaders';
 import type { Stores } from '../../stores';
 import { ParticipantStatus } from '../participant/participant.entity';
-import type { ParticipantRecord } from '../participant/participant.store';
+import type {
+  InvitationFilter,
+  ParticipantRecord,
+  ParticipantSlice,
+} from '../participant/participant.store';
 import type { UserRecord } from '../user/user.store';
 import { MeetingStatus } from './meeting.entity';
 import type { AddParticipantArgs, CreateMeetingArgs } from './meeting.inputs';
 import { isClosed, managesMeeting, seesMeeting, statusAfterAnswers } from './meeting.rules';
-import type { LockedMeeting, MeetingRecord } from './meeting.store';
+import type { LockedMeeting, MeetingFilter, MeetingRecord } from './meeting.store';
 
 const meetingNotFound = () => new NotFoundError('MEETING_NOT_FOUND', 'Meeting not found');
 const userNotFound = () => new NotFoundError('USER_NOT_FOUND', 'User not found');
@@ -53,6 +59,43 @@ export class MeetingService {
   /** The viewer's unanswered invitations to meetings still open, newest first. */
   requests(viewer: UserRecord, page: Page): Promise<ParticipantRecord[]> {
     return this.stores.participants.requests(viewer.id, page);
+  }
+
+  /** A slice of the meetings the viewer owns or is invited to. */
+  async slice(
+    viewer: UserRecord,
+    filter: MeetingFilter,
+    request: SliceRequest,
+  ): Promise<ConnectionResult<MeetingRecord>> {
+    const { slice, count } = await this.stores.meetings.slice(viewer.id, filter, request);
+    return toConnection(slice, count);
+  }
+
+  /** A slice of the viewer's invitations to others' meetings, newest first. */
+  async invitations(
+    viewer: UserRecord,
+    filter: InvitationFilter,
+    request: SliceRequest,
+  ): Promise<ConnectionResult<ParticipantRecord>> {
+    return this.connect(
+      await this.stores.participants.sliceOfInvitations(viewer.id, filter, request),
+    );
+  }
+
+  /** A slice of a meeting's participants (the meeting was shown, so the viewer may see them). */
+  async participants(
+    meetingId: string,
+    statuses: readonly ParticipantStatus[] | null,
+    request: SliceRequest,
+  ): Promise<ConnectionResult<ParticipantRecord>> {
+    return this.connect(
+      await this.stores.participants.sliceOfMeeting(meetingId, statuses, request),
+    );
+  }
+
+  private connect(found: ParticipantSlice): ConnectionResult<ParticipantRecord> {
+    this.loaders.primeUsers(found.users);
+    return toConnection(found.slice, found.count);
   }
 
   /** Creates a pending meeting with the owner as an accepted participant and the invited users. */

@@ -2,6 +2,13 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { readAll } from '../../db/records';
 import { type ReadModel, readerOf } from '../../db/read-model';
+import {
+  countList,
+  type KeysetOrder,
+  readSlice,
+  type Slice,
+  type SliceRequest,
+} from '../../db/keyset';
 import { arrayLiteral, selectRows } from '../../db/select';
 import { type Page, pageClause, pageParams } from '../../shared/pagination';
 import { Participant, ParticipantStatus } from '../participant/participant.entity';
@@ -11,7 +18,7 @@ import {
   type ParticipantRecord,
 } from '../participant/participant.store';
 import { User } from '../user/user.entity';
-import { Meeting } from './meeting.entity';
+import { Meeting, MeetingRole } from './meeting.entity';
 
 /** A meeting as queries and mutations answer it. */
 export type MeetingRecord = ReadModel<Meeting>;
@@ -22,6 +29,15 @@ export type NewMeeting = Pick<
   'title' | 'startTime' | 'location' | 'locationUrl' | 'ownerId' | 'appointedBy' | 'assignedTo'
 > &
   Partial<Pick<Meeting, 'type'>>;
+
+/** Which of the caller's meetings a list shows, and in which order of start time. */
+export interface MeetingFilter {
+  roles?: MeetingRole[] | null;
+  statuses?: Meeting['status'][] | null;
+  startsAfter?: Date | null;
+  startsBefore?: Date | null;
+  order?: 'asc' | 'desc' | null;
+}
 
 /** A meeting locked for a write, with its participants. */
 export interface LockedMeeting {
@@ -41,6 +57,55 @@ const MINE =
   `select ${meetings.select('m')} from "meetings" m where m."owner_id" = ? or m."id" in ` +
   `(select p."meeting_id" from "participants" p where p."user_id" = ? and p."status" = ?) ` +
   `order by m."start_time" desc, m."id" desc`;
+
+const byStart = (direction: 'asc' | 'desc'): KeysetOrder<MeetingRecord> => ({
+  columns: [
+    { sql: 'm."start_time"', key: 'startTime', type: 'timestamptz' },
+    { sql: 'm."id"', key: 'id', type: 'uuid' },
+  ],
+  direction,
+});
+const ORDERS = { asc: byStart('asc'), desc: byStart('desc') };
+
+/** The caller's meetings under a filter: `p` is the caller's own participant row, if any. */
+function callersMeetings(userId: string, filter: MeetingFilter) {
+  const conditions = ['(m."owner_id" = ? or p."id" is not null)'];
+  const params: unknown[] = [userId, userId];
+  const roles = filter.roles ?? [];
+  if (roles.length > 0) {
+    // A guest's role is named by their answer (MeetingRole's values are participant statuses).
+    const answers = roles.filter((role) => role !== MeetingRole.OWNER);
+    const either: string[] = [];
+    if (roles.includes(MeetingRole.OWNER)) {
+      either.push('m."owner_id" = ?');
+      params.push(userId);
+    }
+    if (answers.length > 0) {
+      either.push('(m."owner_id" <> ? and p."status"::text = any(?::text[]))');
+      params.push(userId, arrayLiteral(answers));
+    }
+    conditions.push(`(${either.join(' or ')})`);
+  }
+  if (filter.statuses && filter.statuses.length > 0) {
+    conditions.push('m."status"::text = any(?::text[])');
+    params.push(arrayLiteral(filter.statuses));
+  }
+  if (filter.startsAfter) {
+    conditions.push('m."start_time" >= ?::timestamptz');
+    params.push(filter.startsAfter.toISOString());
+  }
+  if (filter.startsBefore) {
+    conditions.push('m."start_time" < ?::timestamptz');
+    params.push(filter.startsBefore.toISOString());
+  }
+  return {
+    select:
+      `select ${meetings.select('m')} from "meetings" m left join "participants" p ` +
+      `on p."meeting_id" = m."id" and p."user_id" = ?`,
+    where: conditions.join(' and '),
+    params,
+  };
+}
 
 /** Every read and write of meetings. */
 export class MeetingStore {
@@ -82,6 +147,17 @@ export class MeetingStore {
       ...pageParams(page),
     ]);
     return readAll(meetings, rows);
+  }
+
+  /** A slice of the meetings a user owns or is invited to, by start time, and their count. */
+  async slice(
+    userId: string,
+    filter: MeetingFilter,
+    request: SliceRequest,
+  ): Promise<{ slice: Slice<MeetingRecord>; count: () => Promise<number> }> {
+    const query = callersMeetings(userId, filter);
+    const slice = await readSlice(this.em, query, ORDERS[filter.order ?? 'asc'], meetings, request);
+    return { slice, count: () => countList(this.em, query) };
   }
 
   /** Locks a meeting's row for this transaction and loads its participants, or null. */

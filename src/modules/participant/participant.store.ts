@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { readAll } from '../../db/records';
 import { type ReadModel, readerOf } from '../../db/read-model';
+import { countList, byCreation, readSlice, type Slice, type SliceRequest } from '../../db/keyset';
 import { arrayLiteral, selectRows } from '../../db/select';
 import { type Page, pageClause, pageParams } from '../../shared/pagination';
 import { MeetingStatus } from '../meeting/meeting.entity';
@@ -35,6 +36,22 @@ const REQUESTS =
   `where p."user_id" = ? and p."status" = ? and m."status" in (?, ?) ` +
   `order by p."created_at" desc, p."id" desc`;
 
+/** Which invitations of the caller a list shows: by their answer and the meeting's status. */
+export interface InvitationFilter {
+  statuses?: ParticipantStatus[] | null;
+  meetingStatuses?: MeetingStatus[] | null;
+}
+
+const IN_MEETING_ORDER = byCreation<ParticipantRecord>('p', 'asc');
+const NEWEST_FIRST = byCreation<ParticipantRecord>('p', 'desc');
+
+/** A slice of participants with the total, and the users read along with them. */
+export interface ParticipantSlice {
+  slice: Slice<ParticipantRecord>;
+  users: UserRecord[];
+  count: () => Promise<number>;
+}
+
 /** Every read and write of participants. */
 export class ParticipantStore {
   constructor(private readonly em: EntityManager) {}
@@ -58,6 +75,62 @@ export class ParticipantStore {
       ...pageParams(page),
     ]);
     return readAll(participants, rows);
+  }
+
+  /** A slice of a meeting's participants (optionally of some answers), in the order added. */
+  async sliceOfMeeting(
+    meetingId: string,
+    statuses: readonly ParticipantStatus[] | null | undefined,
+    request: SliceRequest,
+  ): Promise<ParticipantSlice> {
+    const conditions = ['p."meeting_id" = ?'];
+    const params: unknown[] = [meetingId];
+    if (statuses && statuses.length > 0) {
+      conditions.push('p."status"::text = any(?::text[])');
+      params.push(arrayLiteral(statuses));
+    }
+    const query = {
+      select:
+        `select ${participants.select('p')}, ${joinedUsers.select('u')} from "participants" p ` +
+        `join "users" u on u."id" = p."user_id"`,
+      where: conditions.join(' and '),
+      params,
+    };
+    const slice = await readSlice(this.em, query, IN_MEETING_ORDER, participants, request);
+    return {
+      slice,
+      users: readAll(joinedUsers, slice.rows),
+      count: () => countList(this.em, query),
+    };
+  }
+
+  /** A slice of a user's invitations to others' meetings, newest first. */
+  async sliceOfInvitations(
+    userId: string,
+    filter: InvitationFilter,
+    request: SliceRequest,
+  ): Promise<ParticipantSlice> {
+    const conditions = ['p."user_id" = ?', 'm."owner_id" <> p."user_id"'];
+    const params: unknown[] = [userId];
+    const statuses = filter.statuses ?? [ParticipantStatus.NEW];
+    if (statuses.length > 0) {
+      conditions.push('p."status"::text = any(?::text[])');
+      params.push(arrayLiteral(statuses));
+    }
+    const meetingStatuses = filter.meetingStatuses ?? OPEN_STATUSES;
+    if (meetingStatuses.length > 0) {
+      conditions.push('m."status"::text = any(?::text[])');
+      params.push(arrayLiteral(meetingStatuses));
+    }
+    const query = {
+      select:
+        `select ${participants.select('p')} from "participants" p ` +
+        `join "meetings" m on m."id" = p."meeting_id"`,
+      where: conditions.join(' and '),
+      params,
+    };
+    const slice = await readSlice(this.em, query, NEWEST_FIRST, participants, request);
+    return { slice, users: [], count: () => countList(this.em, query) };
   }
 
   /** Adds a participant (written with the next flush). */

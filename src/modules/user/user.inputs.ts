@@ -1,5 +1,6 @@
 import { IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { ArgsType, Field } from 'type-graphql';
+import { ConnectionArgs } from '../../shared/connection';
 import { PageArgs } from '../../shared/pagination';
 import {
   EqualsProperty,
@@ -46,12 +47,27 @@ export class RegisterArgs {
   passwordConfirm!: string;
 }
 
+/** The search text of both user searches: its field and its rules. */
+const SearchText = (): PropertyDecorator => (target, key) => {
+  for (const decorate of [
+    Field({ description: 'Text to find in name, account or e-mail (2 to 100 characters).' }),
+    NotBlank(),
+    TrimmedMinLength(2),
+    TrimmedMaxLength(100),
+  ]) {
+    decorate(target, key);
+  }
+};
+
 @ArgsType()
 export class UserSearchArgs extends PageArgs(20) {
-  @Field({ description: 'Text to find in name, account or e-mail (2 to 100 characters).' })
-  @NotBlank()
-  @TrimmedMinLength(2)
-  @TrimmedMaxLength(100)
+  @SearchText()
+  q!: string;
+}
+
+@ArgsType()
+export class UserSearchSliceArgs extends ConnectionArgs {
+  @SearchText()
   q!: string;
 }
 

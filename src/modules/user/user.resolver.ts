@@ -4,7 +4,9 @@ import { Paginated } from '../../shared/pagination';
 import { Viewer } from '../../shared/viewer.decorator';
 import { User } from './user.entity';
 import type { UserRecord } from './user.store';
-import { AccountArgs, UserSearchArgs } from './user.inputs';
+import { AccountArgs, UserSearchArgs, UserSearchSliceArgs } from './user.inputs';
+import { UserConnection } from './user.types';
+import type { ConnectionResult } from '../../shared/connection';
 
 export const UserPage = Paginated(User, 'UserPage');
 
@@ -28,6 +30,17 @@ export class UserResolver {
   })
   searchUsers(@Args() args: UserSearchArgs, @Ctx() ctx: Context) {
     return ctx.services.users.search(args.q, args);
+  }
+
+  @Authorized()
+  @Query(() => UserConnection.type, {
+    description: 'Active users whose name, account or e-mail contains q, by name, in slices.',
+  })
+  searchUsersConnection(
+    @Args() args: UserSearchSliceArgs,
+    @Ctx() ctx: Context,
+  ): Promise<ConnectionResult<UserRecord>> {
+    return ctx.services.users.searchSlice(args.q, args);
   }
 
   @FieldResolver(() => Int, { description: 'How many users this user follows.' })

@@ -2,6 +2,8 @@ import type { CountAttempt } from '../../auth/attempt-limiter';
 import type { PasswordHasher } from '../../auth/password';
 import { onUniqueViolation } from '../../shared/db-errors';
 import { ConflictError } from '../../shared/errors';
+import { type ConnectionResult, toConnection } from '../../shared/connection';
+import type { SliceRequest } from '../../db/keyset';
 import type { Page } from '../../shared/pagination';
 import type { Stores } from '../../stores';
 import type { RegisterArgs } from './user.inputs';
@@ -45,6 +47,12 @@ export class UserService {
 
   byAccount(account: string): Promise<UserRecord> {
     return this.stores.users.visible({ account: account.trim().toLowerCase() });
+  }
+
+  /** A slice of the search's matches, by name. */
+  async searchSlice(q: string, request: SliceRequest): Promise<ConnectionResult<UserRecord>> {
+    const { slice, count } = await this.stores.users.searchSlice(q.trim(), request);
+    return toConnection(slice, count);
   }
 
   /** Case-insensitive substring search over name, account and e-mail; ordered by name, id. */

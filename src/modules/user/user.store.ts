@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { readAll } from '../../db/records';
 import { type ReadModel, readerOf, toReadModel } from '../../db/read-model';
+import { type KeysetOrder, readSlice, type Slice, type SliceRequest } from '../../db/keyset';
 import { arrayLiteral, selectRows } from '../../db/select';
 import { type Page, pageClause, pageParams } from '../../shared/pagination';
 import { User } from './user.entity';
@@ -37,6 +38,14 @@ const followCount = (column: 'follower_id' | 'following_id'): string =>
 const FOLLOW_COUNTS = {
   follower: followCount('follower_id'),
   following: followCount('following_id'),
+};
+
+const BY_NAME: KeysetOrder<UserRecord> = {
+  columns: [
+    { sql: 'u."name"', key: 'name', type: 'text' },
+    { sql: 'u."id"', key: 'id', type: 'uuid' },
+  ],
+  direction: 'asc',
 };
 
 /** Every read and write of users: the one place their SQL and the visibility predicate meet. */
@@ -108,6 +117,29 @@ export class UserStore {
       selectRows(this.em, SEARCH.count, [text, text, ...matches], { prepared: false }),
     ]);
     return { data: readAll(users, rows), count: Number(counted[0]?.['total'] ?? 0) };
+  }
+
+  /** A slice of the visible users matching a text, by name, and their count. */
+  async searchSlice(
+    text: string,
+    request: SliceRequest,
+  ): Promise<{ slice: Slice<UserRecord>; count: () => Promise<number> }> {
+    const pattern = `%${escapeLikePattern(text)}%`;
+    const query = {
+      select: SELECT,
+      where: MATCHES,
+      params: [pattern, pattern, pattern],
+      prepared: false,
+    };
+    const slice = await readSlice(this.em, query, BY_NAME, users, request);
+    return { slice, count: () => this.countMatches(text, pattern) };
+  }
+
+  private async countMatches(text: string, pattern: string): Promise<number> {
+    const rows = await selectRows(this.em, SEARCH.count, [text, text, pattern, pattern, pattern], {
+      prepared: false,
+    });
+    return Number(rows[0]?.['total'] ?? 0);
   }
 
   /** How many users each user follows (`follower`) or is followed by (`following`). */
