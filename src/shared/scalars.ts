@@ -1,4 +1,5 @@
 import { GraphQLError, GraphQLScalarType } from 'graphql';
+import { isValidationReason, type ValidationReason } from './errors';
 import {
   GraphQLDateTime as DateTimeScalar,
   GraphQLEmailAddress as EmailAddressScalar,
@@ -41,3 +42,12 @@ export const GraphQLDateTime = withOutput(DateTimeScalar, (value) => {
   }
   throw cannotRepresent(DateTimeScalar.name, value);
 });
+
+/**
+ * Why a scalar refused an input value: a scalar of ours may say so as a typed error
+ * (`extensions.reason`, one of the contract's reasons); any other refusal is a bad format.
+ */
+export function scalarFailureReason(error: unknown): ValidationReason {
+  const reason = error instanceof GraphQLError ? error.extensions['reason'] : undefined;
+  return isValidationReason(reason) ? reason : 'INVALID_FORMAT';
+}
