@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import busboy from 'busboy';
+import { HttpRequestError } from '../src/http/http-errors';
 
 /** What a route reads from the request body. */
 export type BodyKind =
@@ -11,12 +12,12 @@ export type BodyKind =
   | 'form';
 
 /** An HTTP-level failure to read the body, with the contract's status and code. */
-export class BodyError extends Error {
+export class BodyError extends HttpRequestError {
   constructor(
-    readonly status: number,
-    readonly code: 'MALFORMED_BODY' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE',
+    status: number,
+    code: 'MALFORMED_BODY' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE',
   ) {
-    super(code);
+    super(status, code);
   }
 }
 

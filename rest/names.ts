@@ -33,7 +33,3 @@ export function clientFieldPath(
     })
     .join('.');
 }
-
-/** The contract's code for one bad field: `VALIDATION_<FIRST SEGMENT>_<REASON>`. */
-export const validationCode = (clientPath: string, reason: string): string =>
-  `VALIDATION_${(clientPath.split('.')[0] ?? clientPath).toUpperCase()}_${reason}`;

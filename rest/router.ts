@@ -1,18 +1,17 @@
 import express, { type Request, type RequestHandler, type Response, Router } from 'express';
-import { execute, type GraphQLError, type GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
-import { type AppDependencies, createContext } from '../src/context';
-import { notFound, sendError } from '../src/http/http-errors';
+import { type AppDependencies, createContext, type Context } from '../src/context';
+import { argumentRuleFailures, operationNeedsViewer } from '../src/graphql/argument-rules';
+import { HttpRequestError, notFound, sendHttpError } from '../src/http/http-errors';
 import { currentRequest } from '../src/observability/request-scope';
-import { isDatabaseUnavailable } from '../src/shared/db-errors';
-import { BODY_LIMIT_BYTES, BodyError, readBody } from './body';
-import { sendGraphQLError, sendUnauthenticated, sendValidationErrors } from './http-errors';
-import { type OAuthErrorCode, sendOAuthError, sendOAuthGraphQLError } from './oauth-errors';
+import { type FieldErrors, ValidationFailedError } from '../src/shared/errors';
+import { BODY_LIMIT_BYTES, readBody } from './body';
 import { loadOperations, type PreparedOperation } from './operations';
 import type { RouteSpec } from './route';
 import { routes as declaredRoutes } from './routes';
 import { clientFieldPath } from './names';
-import { gatherVariables, type RequestValues } from './wire-input';
+import { type GatheredVariables, gatherVariables, type RequestValues } from './wire-input';
 
 export const REST_PREFIX = '/api/v1';
 
@@ -41,7 +40,7 @@ const oauthBodyParsers: RequestHandler[] = bodyParsers.map(
     (req, res, next) =>
       parser(req, res, (error?: unknown) => {
         if (error) {
-          sendOAuthError(res, 'invalid_request');
+          sendHttpError(res, new HttpRequestError(400, 'MALFORMED_BODY'), 'oauth');
         } else {
           next();
         }
@@ -55,154 +54,122 @@ interface Executor {
   operations: ReadonlyMap<string, PreparedOperation>;
 }
 
-/** Field errors (client names) of a dry run's BAD_USER_INPUT error, if that is what it was. */
-function ruleFailures(
-  error: GraphQLError | undefined,
-  renames: Readonly<Record<string, string>> = {},
-): Record<string, string> {
-  const fields = error?.extensions?.['fields'];
-  if (error?.extensions?.['code'] !== 'BAD_USER_INPUT' || !fields || typeof fields !== 'object') {
-    return {};
+/** Field failures keyed by GraphQL argument path (`participants.0.userId`) → the client's names. */
+function byClientName(fields: FieldErrors, renames: Readonly<Record<string, string>> = {}) {
+  const named: FieldErrors = {};
+  for (const [path, reason] of Object.entries(fields)) {
+    named[clientFieldPath(path.split('.'), renames)] = reason;
   }
-  return Object.fromEntries(
-    Object.entries(fields as Record<string, string>).map(([path, reason]) => [
-      clientFieldPath(path.split('.'), renames),
-      reason,
-    ]),
-  );
+  return named;
 }
 
-/** Drops the rule failures of stand-in values: those at or inside a field that failed its type. */
-function fieldsBeside(
-  ruleFields: Record<string, string>,
-  typeFields: Readonly<Record<string, string>>,
-): Record<string, string> {
-  const bad = Object.keys(typeFields);
-  return Object.fromEntries(
-    Object.entries(ruleFields).filter(
-      ([path]) => !bad.some((typed) => path === typed || path.startsWith(`${typed}.`)),
-    ),
+/** An operation's failure as the client should see it: field errors by the client's names. */
+function clientFailure(error: unknown, route: RouteSpec): unknown {
+  const original = (error as { originalError?: unknown } | undefined)?.originalError ?? error;
+  return original instanceof ValidationFailedError
+    ? new ValidationFailedError(byClientName(original.fields, route.renames))
+    : (error ?? new Error('operation answered no data'));
+}
+
+/**
+ * The answer to variables that do not type-check, without executing: the caller is checked as
+ * the operation's resolvers would (401 first), and the rules of the argument classes still judge
+ * the fields that did type-check, so every bad field is reported at once. A field that failed its
+ * type is reported for that alone, not for the rules its stand-in breaks.
+ */
+async function invalidVariables(
+  executor: Executor,
+  operation: PreparedOperation,
+  gathered: Extract<GatheredVariables, { ok: false }>,
+  context: Context,
+  route: RouteSpec,
+): Promise<ValidationFailedError> {
+  const rules = byClientName(
+    await argumentRuleFailures(executor.schema, operation.definition, gathered.standIns, context),
+    route.renames,
   );
+  const typed = Object.keys(gathered.fields);
+  const beside = Object.entries(rules).filter(
+    ([path]) => !typed.some((bad) => path === bad || path.startsWith(`${bad}.`)),
+  );
+  return new ValidationFailedError({ ...Object.fromEntries(beside), ...gathered.fields });
 }
 
 function operationFor(
   route: RouteSpec,
   values: RequestValues,
   executor: Executor,
-): PreparedOperation | null {
+): PreparedOperation {
   const name = typeof route.operation === 'string' ? route.operation : route.operation(values);
-  return name ? (executor.operations.get(name) ?? null) : null;
-}
-
-/** A failure that is not the operation's own answer: RFC 6749 on the token route, else the contract's. */
-function sendRouteFailure(
-  res: Response,
-  route: RouteSpec,
-  oauth: OAuthErrorCode,
-  contract: { status: number; code: string },
-): void {
-  if (route.errorStyle === 'oauth') {
-    sendOAuthError(res, oauth);
-  } else {
-    sendError(res, contract.status, contract.code);
+  const operation = name ? executor.operations.get(name) : undefined;
+  if (!operation) {
+    // Only the token endpoint chooses its operation: by grant type.
+    const grant = values.body['grant_type'];
+    throw new HttpRequestError(
+      400,
+      'UNSUPPORTED_GRANT_TYPE',
+      grant === undefined ? 'invalid_request' : 'unsupported_grant_type',
+    );
   }
-}
-
-const UNAVAILABLE = { status: 503, code: 'SERVICE_UNAVAILABLE' };
-
-function sendFailure(res: Response, route: RouteSpec, error: GraphQLError, logger: Logger): void {
-  if (error.extensions?.['code'] === undefined && error.originalError) {
-    if (isDatabaseUnavailable(error.originalError)) {
-      logger.warn({ err: error.originalError }, 'database unavailable');
-      sendRouteFailure(res, route, 'temporarily_unavailable', UNAVAILABLE);
-      return;
-    }
-    logger.error({ err: error.originalError ?? error }, 'unexpected error in REST operation');
-  }
-  if (route.errorStyle === 'oauth') {
-    sendOAuthGraphQLError(res, error);
-  } else {
-    sendGraphQLError(res, error, route.renames);
-  }
+  return operation;
 }
 
 /** The one generic handler: gather variables → execute in-process → answer the result or error. */
 function handle(route: RouteSpec, executor: Executor): RequestHandler {
   const label = `${REST_PREFIX}${route.path}`;
+  const style = route.errorStyle ?? 'contract';
   return async (req: Request, res: Response) => {
     const scope = currentRequest();
     if (scope) {
       scope.route = label;
     }
     try {
-      const body = await readBody(req, route.body);
       const values: RequestValues = {
         path: req.params as Record<string, string>,
         query: req.query as Record<string, unknown>,
-        body,
+        body: await readBody(req, route.body),
       };
       const context = await createContext(executor.deps, {
         authorization: req.headers.authorization,
         ip: req.ip ?? 'unknown',
       });
-      if (!route.public && context.auth.failure) {
-        sendUnauthenticated(res, context.auth.failure);
-        return;
-      }
       const operation = operationFor(route, values, executor);
-      if (!operation) {
-        sendOAuthError(
-          res,
-          body['grant_type'] === undefined ? 'invalid_request' : 'unsupported_grant_type',
-        );
-        return;
-      }
       const gathered = gatherVariables(executor.schema, operation, values, route.renames);
       if (!gathered.ok) {
-        if (route.errorStyle === 'oauth') {
-          sendOAuthError(res, 'invalid_request');
-          return;
-        }
-        // The rules below the types still judge the fields that did type-check: report them all.
-        const dryRun = await execute({
-          schema: executor.schema,
-          document: operation.document,
-          variableValues: gathered.standIns,
-          contextValue: { ...context, validateOnly: true },
-        });
-        sendValidationErrors(res, {
-          ...fieldsBeside(ruleFailures(dryRun.errors?.[0], route.renames), gathered.fields),
-          ...gathered.fields,
-        });
-        return;
+        throw await invalidVariables(executor, operation, gathered, context, route);
       }
+      // The caller is checked here, once: by the resolvers' @Authorized.
       const result = await operation.run(context, gathered.variables);
-      const firstError = result.errors?.[0];
-      if (firstError || !result.data) {
-        sendFailure(res, route, firstError as GraphQLError, executor.logger);
-        return;
+      if (result.errors?.[0] || !result.data) {
+        throw clientFailure(result.errors?.[0], route);
       }
-      if (route.errorStyle === 'oauth') {
+      if (style === 'oauth') {
         res.set('Cache-Control', 'no-store');
       }
       const { status, message } = route.response;
-      if (message !== undefined) {
-        res.status(status).json({ message });
-      } else {
-        res.status(status).json(Object.values(result.data)[0]);
-      }
+      res.status(status).json(message !== undefined ? { message } : Object.values(result.data)[0]);
     } catch (error) {
-      if (error instanceof BodyError) {
-        sendRouteFailure(res, route, 'invalid_request', error);
-      } else if (isDatabaseUnavailable(error)) {
-        executor.logger.warn({ err: error }, 'database unavailable');
-        sendRouteFailure(res, route, 'temporarily_unavailable', UNAVAILABLE);
-      } else {
-        executor.logger.error({ err: error }, 'unexpected error in REST route');
-        sendRouteFailure(res, route, 'server_error', { status: 500, code: 'INTERNAL_ERROR' });
-      }
+      sendHttpError(res, error, style, executor.logger);
     }
   };
+}
+
+/** A route's operation exists, and needs a caller exactly when the route is not public. */
+function checkRoutes(routes: readonly RouteSpec[], executor: Executor): void {
+  for (const route of routes) {
+    // The token endpoint chooses its operation per request; it is public, as they are.
+    if (typeof route.operation !== 'string') {
+      continue;
+    }
+    const where = `REST route ${route.method.toUpperCase()} ${route.path}`;
+    const operation = executor.operations.get(route.operation);
+    if (!operation) {
+      throw new Error(`${where}: no operation ${route.operation}`);
+    }
+    if (operationNeedsViewer(operation.definition) === Boolean(route.public)) {
+      throw new Error(`${where}: public, yet ${operation.name} is @Authorized (or the reverse)`);
+    }
+  }
 }
 
 /** The REST facade: every declared route, each running its GraphQL operation in-process. */
@@ -214,13 +181,7 @@ export function restRouter(options: {
 }): Router {
   const executor: Executor = { ...options, operations: loadOperations(options.schema) };
   const routes = [...(options.routes ?? declaredRoutes)].sort(bySpecificity);
-  for (const route of routes) {
-    if (typeof route.operation === 'string' && !executor.operations.has(route.operation)) {
-      throw new Error(
-        `REST route ${route.method.toUpperCase()} ${route.path}: no operation ${route.operation}`,
-      );
-    }
-  }
+  checkRoutes(routes, executor);
   const router = Router();
   for (const route of routes) {
     const parsers =

@@ -1,6 +1,6 @@
 import {
-  coerceInputValue,
   type GraphQLInputType,
+  type GraphQLLeafType,
   type GraphQLSchema,
   isEnumType,
   isInputObjectType,
@@ -11,8 +11,9 @@ import {
   type VariableDefinitionNode,
 } from 'graphql';
 import type { FieldErrors, ValidationReason } from '../src/shared/errors';
+import { scalarFailureReason } from '../src/shared/scalars';
 import type { PreparedOperation } from './operations';
-import { clientFieldPath, toCamel, toSnake } from './names';
+import { clientFieldPath, toSnake } from './names';
 
 /** Where a request's values come from, in the order they are looked up. */
 export interface RequestValues {
@@ -26,12 +27,20 @@ export type GatheredVariables =
   | { ok: true; variables: Record<string, unknown> }
   | {
       ok: false;
-      fields: Record<string, ValidationReason>;
-      /** The variables with every bad value replaced by a well-typed stand-in, for a dry run. */
+      fields: FieldErrors;
+      /**
+       * The variables with every bad value replaced by a well-typed stand-in: the rules of the
+       * input classes still judge the fields that did type-check.
+       */
       standIns: Record<string, unknown>;
     };
 
+type Path = ReadonlyArray<string | number>;
+type Report = (path: Path, reason: ValidationReason) => void;
+
 const INT = /^[+-]?\d+$/;
+const MAX_INT = 2_147_483_647;
+const MIN_INT = -2_147_483_648;
 
 /** Maps REST enum spellings (`all-hands`) to GraphQL names and snake_case keys to camelCase. */
 function fromWire(type: GraphQLInputType, value: unknown): unknown {
@@ -49,10 +58,9 @@ function fromWire(type: GraphQLInputType, value: unknown): unknown {
     return match ? match.name : value;
   }
   if (isInputObjectType(inner) && typeof value === 'object' && !Array.isArray(value)) {
-    const fields = inner.getFields();
     const out: Record<string, unknown> = {};
     // Unknown keys are dropped: clients may send more than the operation reads.
-    for (const [name, field] of Object.entries(fields)) {
+    for (const [name, field] of Object.entries(inner.getFields())) {
       const raw = (value as Record<string, unknown>)[toSnake(name)];
       if (raw !== undefined) {
         out[name] = fromWire(field.type, raw);
@@ -61,6 +69,14 @@ function fromWire(type: GraphQLInputType, value: unknown): unknown {
     return out;
   }
   return value;
+}
+
+/** Why an Int refuses a value: not an integer, or outside 32 bits. */
+function intReason(value: unknown): ValidationReason {
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    return 'MUST_BE_INTEGER';
+  }
+  return value < 0 ? 'TOO_SMALL' : 'TOO_LARGE';
 }
 
 /** Query-string values arrive as text: integers are parsed, repeated keys are refused. */
@@ -72,39 +88,29 @@ function fromQueryString(
   if (typeof raw !== 'string') {
     return { reason: 'MUST_BE_STRING' };
   }
-  if (inner.toString() === 'Int') {
-    if (!INT.test(raw.trim())) {
-      return { reason: 'MUST_BE_INTEGER' };
-    }
-    const value = Number(raw.trim());
-    if (value > 2_147_483_647) {
-      return { reason: 'TOO_LARGE' };
-    }
-    if (value < -2_147_483_648) {
-      return { reason: 'TOO_SMALL' };
-    }
-    return { value };
+  if (inner.toString() !== 'Int') {
+    return { value: raw };
   }
-  return { value: raw };
+  const text = raw.trim();
+  if (!INT.test(text)) {
+    return { reason: 'MUST_BE_INTEGER' };
+  }
+  const value = Number(text);
+  return value > MAX_INT || value < MIN_INT ? { reason: intReason(value) } : { value };
 }
 
-function reasonOf(message: string, value: unknown): ValidationReason {
-  if (/was not provided|Expected non-nullable type|non-null type/.test(message)) {
-    return 'REQUIRED';
-  }
-  if (/String cannot represent/.test(message)) {
-    return 'MUST_BE_STRING';
-  }
-  if (/non 32-bit signed integer/.test(message)) {
-    return typeof value === 'number' && value < 0 ? 'TOO_SMALL' : 'TOO_LARGE';
-  }
-  if (/Int cannot represent/.test(message)) {
-    return 'MUST_BE_INTEGER';
-  }
-  if (/enum|Enum/.test(message)) {
+/** Why a leaf type refuses a value, from the type itself (and a scalar's own typed error). */
+function leafReason(type: GraphQLLeafType, value: unknown, error: unknown): ValidationReason {
+  if (isEnumType(type)) {
     return 'INVALID_CHOICE';
   }
-  return 'INVALID_FORMAT';
+  if (type.name === 'String') {
+    return 'MUST_BE_STRING';
+  }
+  if (type.name === 'Int') {
+    return intReason(value);
+  }
+  return scalarFailureReason(error);
 }
 
 /** A value of the type that passes coercion (its content is never used, only validated). */
@@ -132,34 +138,63 @@ function standIn(type: GraphQLInputType): unknown {
       : '';
 }
 
-/** The value with each part that fails coercion replaced by a stand-in, the rest kept. */
-function repaired(type: GraphQLInputType, value: unknown): unknown {
-  const inner = isNonNullType(type) ? type.ofType : type;
-  if (value === null || value === undefined) {
-    return isNonNullType(type) ? standIn(type) : value;
-  }
-  if (isListType(inner)) {
-    return (Array.isArray(value) ? value : [value]).map((item) => repaired(inner.ofType, item));
-  }
-  if (isInputObjectType(inner)) {
-    if (typeof value !== 'object' || Array.isArray(value)) {
+/**
+ * Checks a value against an input type the way graphql-js coerces variables, reporting every bad
+ * part with its reason, and answers the value with each bad part replaced by a stand-in.
+ */
+function check(type: GraphQLInputType, value: unknown, path: Path, report: Report): unknown {
+  if (isNonNullType(type)) {
+    if (value === null || value === undefined) {
+      report(path, 'REQUIRED');
       return standIn(type);
     }
+    return check(type.ofType, value, path, report);
+  }
+  if (value === null || value === undefined) {
+    return value;
+  }
+  if (isListType(type)) {
+    // A single value stands for a list of one, at the list's own path.
+    return Array.isArray(value)
+      ? value.map((item, index) => check(type.ofType, item, [...path, index], report))
+      : [check(type.ofType, value, path, report)];
+  }
+  if (isInputObjectType(type)) {
+    if (typeof value !== 'object') {
+      report(path, 'INVALID_FORMAT');
+      return standIn(type);
+    }
+    const given = value as Record<string, unknown>;
+    const fields = type.getFields();
     const out: Record<string, unknown> = {};
-    for (const [name, field] of Object.entries(inner.getFields())) {
-      const fieldValue = (value as Record<string, unknown>)[name];
-      if (fieldValue !== undefined || isNonNullType(field.type)) {
-        out[name] = repaired(field.type, fieldValue);
+    for (const [name, field] of Object.entries(fields)) {
+      if (given[name] === undefined) {
+        if (field.defaultValue === undefined && isNonNullType(field.type)) {
+          report([...path, name], 'REQUIRED');
+          out[name] = standIn(field.type);
+        }
+      } else {
+        out[name] = check(field.type, given[name], [...path, name], report);
       }
     }
-    return out;
+    // Only an array (its indexes) can bring keys the type does not have: the wire keys were mapped.
+    if (Object.keys(given).some((key) => !(key in fields))) {
+      report(path, 'INVALID_FORMAT');
+    }
+    return Array.isArray(value) ? standIn(type) : out;
   }
+  let parsed: unknown;
+  let failure: unknown;
   try {
-    coerceInputValue(value, inner);
-    return value;
-  } catch {
+    parsed = type.parseValue(value);
+  } catch (error) {
+    failure = error;
+  }
+  if (failure !== undefined || parsed === undefined) {
+    report(path, leafReason(type, value, failure));
     return standIn(type);
   }
+  return value;
 }
 
 function variableType(schema: GraphQLSchema, definition: VariableDefinitionNode): GraphQLInputType {
@@ -170,10 +205,33 @@ function variableType(schema: GraphQLSchema, definition: VariableDefinitionNode)
   return type as GraphQLInputType;
 }
 
+/** Where a variable's value is: path, then query (text), then body; null as "not given". */
+function lookUp(
+  type: GraphQLInputType,
+  clientName: string,
+  values: RequestValues,
+): { value: unknown } | { reason: ValidationReason } {
+  let raw: unknown;
+  if (clientName in values.path) {
+    raw = values.path[clientName];
+  } else if (clientName in values.query) {
+    const parsed = fromQueryString(type, values.query[clientName]);
+    if ('reason' in parsed) {
+      return parsed;
+    }
+    raw = parsed.value;
+  } else {
+    raw = values.body[clientName];
+  }
+  // For an optional value, null means "not given", as on the wire records.
+  return { value: raw === null && !isNonNullType(type) ? undefined : raw };
+}
+
 /**
- * Builds an operation's variables from the request: each variable is looked up by its client
- * name (snake_case, or a route's rename) in the path, then the query, then the body; values are
- * converted from their wire form and checked against the variable's type.
+ * Builds an operation's variables from the request in one pass: each variable is looked up by its
+ * client name (snake_case, or a route's rename) in the path, then the query, then the body; values
+ * are converted from their wire form and checked against the variable's type, every bad field
+ * reported by the client's name with a reason given by its type.
  */
 export function gatherVariables(
   schema: GraphQLSchema,
@@ -186,45 +244,29 @@ export function gatherVariables(
   for (const definition of operation.definition.variableDefinitions ?? []) {
     const name = definition.variable.name.value;
     const clientName = renames[name] ?? toSnake(name);
+    const report: Report = (path, reason) => {
+      fields[clientFieldPath([name, ...path], { [name]: clientName })] ??= reason;
+    };
     const type = variableType(schema, definition);
-    let raw: unknown;
-    if (clientName in values.path) {
-      raw = values.path[clientName];
-    } else if (clientName in values.query) {
-      const parsed = fromQueryString(type, values.query[clientName]);
-      if ('reason' in parsed) {
-        fields[clientName] = parsed.reason;
-        variables[name] = standIn(type);
-        continue;
-      }
-      raw = parsed.value;
-    } else {
-      raw = values.body[clientName];
+    const found = lookUp(type, clientName, values);
+    if ('reason' in found) {
+      report([], found.reason);
+      variables[name] = standIn(type);
+      continue;
     }
-    // For an optional value, null means "not given", as on the wire records.
-    if (raw === null && !isNonNullType(type)) {
-      raw = undefined;
-    }
-    if (raw === undefined) {
-      if (isNonNullType(type) && !definition.defaultValue) {
-        fields[clientName] = 'REQUIRED';
-        variables[name] = standIn(type);
-      } else if (definition.defaultValue) {
+    if (found.value === undefined) {
+      if (definition.defaultValue) {
         variables[name] = valueFromAST(definition.defaultValue, type);
+      } else if (isNonNullType(type)) {
+        report([], 'REQUIRED');
+        variables[name] = standIn(type);
       }
       continue;
     }
-    const value = fromWire(type, raw);
-    let failed = false;
-    coerceInputValue(value, type, (path, invalid, error) => {
-      failed = true;
-      // A missing field of an input object is reported at the object; name the field itself.
-      const missing = /^Field "([^"]+)" of required type/.exec(error.message)?.[1];
-      const segments = [toCamel(clientName), ...path, ...(missing ? [missing] : [])];
-      const at = clientFieldPath(segments, { [toCamel(clientName)]: clientName });
-      fields[at] ??= reasonOf(error.message, invalid);
-    });
-    variables[name] = failed ? repaired(type, value) : value;
+    const value = fromWire(type, found.value);
+    const before = Object.keys(fields).length;
+    const checked = check(type, value, [], report);
+    variables[name] = Object.keys(fields).length > before ? checked : value;
   }
   return Object.keys(fields).length > 0
     ? { ok: false, fields, standIns: variables }

@@ -29,8 +29,6 @@ export interface RequestInfo {
 /** Everything one GraphQL operation (from /graphql or the REST facade) works with. */
 export interface Context {
   em: EntityManager;
-  /** Validate the arguments, then stop before any resolver runs (REST error reporting). */
-  validateOnly?: boolean;
   auth: AuthState;
   loaders: Loaders;
   services: {

@@ -2,8 +2,9 @@ import { resolve } from 'node:path';
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Config, DatabaseConfig } from '../config';
-import { withUnavailableStatus } from '../shared/db-errors';
-import { NotFoundError } from '../shared/errors';
+import type { DriverException } from '@mikro-orm/core';
+import { classifyDatabaseError } from '../shared/db-errors';
+import { DatabaseUnavailableError, NotFoundError } from '../shared/errors';
 import { entities } from './entities';
 import { migrationsList } from './migrations';
 import { type EmbeddedServer, openEmbeddedServer } from './embedded/embedded-server';
@@ -98,13 +99,29 @@ export function buildOrmOptions(
   };
 }
 
-/** Opens the ORM; every query error passes its driver's conversion. */
+/**
+ * Opens the ORM with every driver and pool error classified where it enters: statements (the
+ * platform's exception converter, which the ORM and selectRows both call) and the transaction
+ * calls that bypass it (begin acquires a connection; commit and rollback may find it lost).
+ */
 async function initOrm(options: Options): Promise<MikroORM> {
   const orm = await MikroORM.init(options);
-  // A lost database becomes a 503 on GraphQL too, not a 500.
-  const driver = orm.em.getDriver();
-  const convertException = driver.convertException.bind(driver);
-  driver.convertException = (exception) => withUnavailableStatus(convertException(exception));
+  const converter = orm.em.getPlatform().getExceptionConverter();
+  const convert = converter.convertException.bind(converter);
+  converter.convertException = (exception) =>
+    exception instanceof DatabaseUnavailableError
+      ? exception
+      : (classifyDatabaseError(convert(exception)) as DriverException);
+  const connection = orm.em.getConnection();
+  for (const method of ['begin', 'commit', 'rollback'] as const) {
+    const call = connection[method].bind(connection) as (...args: unknown[]) => Promise<unknown>;
+    Object.assign(connection, {
+      [method]: (...args: unknown[]) =>
+        call(...args).catch((error: unknown) => {
+          throw classifyDatabaseError(error);
+        }),
+    });
+  }
   return orm;
 }
 

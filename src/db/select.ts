@@ -84,7 +84,7 @@ export async function selectRows(
       knex.client.releaseConnection(client);
     }
   } catch (error) {
-    // The driver errors the ORM would have raised (a lost database: ConnectionException, 503).
+    // The errors the ORM would have raised, classified the same way (a lost database: typed, 503).
     throw em.getDriver().convertException(error as Error);
   }
 }

@@ -2,8 +2,7 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { Logger } from 'pino';
 import { currentRequest } from '../observability/request-scope';
-import { isDatabaseUnavailable } from '../shared/db-errors';
-import { AppError } from '../shared/errors';
+import { AppError, DatabaseUnavailableError } from '../shared/errors';
 
 /** Apollo's own request-level codes that are safe to show as they are. */
 const CLIENT_CODES = new Set([
@@ -29,28 +28,32 @@ function hasPlainErrorCause(error: unknown): boolean {
 }
 
 /**
- * Shapes every GraphQL error: coded errors pass as they are, a lost database is 503-coded,
- * anything unexpected is logged and masked (no stack, SQL or driver message leaves).
+ * Shapes every GraphQL error: coded errors pass as they are, a lost database (typed where driver
+ * errors enter) is 503-coded, anything unexpected is logged and masked (no stack, SQL or driver
+ * message leaves).
  */
 export function formatError(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const original = unwrapResolverError(error);
-    if (original instanceof AppError) {
-      return {
-        message: original.message,
-        path: formatted.path,
-        locations: formatted.locations,
-        extensions: original.extensions,
-      };
-    }
     // Server failures carry the request id, which ties a user's report to the logs.
     const requestId = currentRequest()?.id;
-    if (isDatabaseUnavailable(original)) {
+    if (original instanceof DatabaseUnavailableError) {
       logger.warn({ err: original }, 'database unavailable');
       return {
         message: 'The service is temporarily unavailable',
         path: formatted.path,
         extensions: { code: 'SERVICE_UNAVAILABLE', reason: 'SERVICE_UNAVAILABLE', requestId },
+      };
+    }
+    if (original instanceof AppError) {
+      // `http` (the response status) is Apollo's, not the client's.
+      const extensions = { ...original.extensions };
+      delete extensions['http'];
+      return {
+        message: original.message,
+        path: formatted.path,
+        locations: formatted.locations,
+        extensions,
       };
     }
     const code = formatted.extensions?.['code'];

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { sendError } from './http-errors';
+import { ServiceUnavailableError } from '../shared/errors';
+import { sendHttpError } from './http-errors';
 
 /** Liveness (the process answers) and readiness (the database answers too). */
 export function healthRoutes(orm: MikroORM, isShuttingDown: () => boolean): Router {
@@ -10,14 +11,14 @@ export function healthRoutes(orm: MikroORM, isShuttingDown: () => boolean): Rout
   });
   router.get('/health/readiness', async (_req, res) => {
     if (isShuttingDown()) {
-      sendError(res, 503, 'SERVICE_UNAVAILABLE');
+      sendHttpError(res, new ServiceUnavailableError());
       return;
     }
     const check = await orm.checkConnection().catch(() => ({ ok: false }));
     if (check.ok) {
       res.status(204).end();
     } else {
-      sendError(res, 503, 'SERVICE_UNAVAILABLE');
+      sendHttpError(res, new ServiceUnavailableError());
     }
   });
   return router;

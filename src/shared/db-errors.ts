@@ -1,9 +1,5 @@
-import {
-  ConnectionException,
-  DriverException,
-  UniqueConstraintViolationException,
-} from '@mikro-orm/core';
-import { type AppError, ServiceUnavailableError } from './errors';
+import { ConnectionException, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { type AppError, DatabaseUnavailableError } from './errors';
 
 /** Name of the constraint a database error is about, when the driver tells it. */
 function constraintOf(error: unknown): string | undefined {
@@ -45,14 +41,9 @@ const lostMessages =
 
 /**
  * True when the error says the database cannot be reached or is shutting down (or starting up).
- * Looks through wrappers too: a GraphQL error's `originalError` (Apollo wraps a failed context
- * creation in one, message prefixed, driver code hidden) and an `Error#cause`.
+ * Looks through an `Error#cause` too (a driver error wrapped by the ORM or the pool).
  */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  return unavailable(error, 0);
-}
-
-function unavailable(error: unknown, depth: number): boolean {
+function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (error instanceof ConnectionException) {
     return true;
   }
@@ -60,33 +51,20 @@ function unavailable(error: unknown, depth: number): boolean {
   if (typeof code === 'string' && (unavailableCodes.has(code) || unavailableStates.test(code))) {
     return true;
   }
-  if (
-    (error instanceof DriverException || error instanceof Error) &&
-    lostMessages.test(error.message)
-  ) {
+  if (error instanceof Error && lostMessages.test(error.message)) {
     return true;
   }
-  if (depth < 4 && typeof error === 'object' && error !== null) {
-    const { originalError, cause } = error as { originalError?: unknown; cause?: unknown };
-    return [originalError, cause].some(
-      (inner) => inner != null && inner !== error && unavailable(inner, depth + 1),
-    );
-  }
-  return false;
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return depth < 4 && cause != null && cause !== error && isDatabaseUnavailable(cause, depth + 1);
 }
 
 /**
- * Gives an error that means "database unreachable" the HTTP status of a GraphQL response failing
- * with it: Apollo reads `extensions.http` from the error, or from the error a GraphQL error wraps
- * (a failed context creation, a resolver error), and would otherwise answer 500. Other errors are
- * returned untouched. The REST facade and formatError still classify by `isDatabaseUnavailable`.
+ * The one classification of a driver or pool error, where it enters (src/db): a lost, closing or
+ * overloaded database becomes a `DatabaseUnavailableError`; anything else is returned as it is.
  */
-export function withUnavailableStatus<E>(error: E): E {
-  if (error instanceof Error && isDatabaseUnavailable(error)) {
-    const carrier = error as Error & { extensions?: Record<string, unknown> };
-    carrier.extensions = { ...carrier.extensions, http: { status: 503 } };
+export function classifyDatabaseError(error: unknown): unknown {
+  if (error instanceof DatabaseUnavailableError || !isDatabaseUnavailable(error)) {
+    return error;
   }
-  return error;
+  return new DatabaseUnavailableError(error);
 }
-
-export const databaseUnavailable = (): AppError => new ServiceUnavailableError();

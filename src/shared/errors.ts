@@ -12,21 +12,27 @@ export type ErrorCategory =
   | 'INTERNAL_SERVER_ERROR';
 
 /** Why a single input field was refused; the contract's REASON vocabulary. */
-export type ValidationReason =
-  | 'REQUIRED'
-  | 'TOO_SHORT'
-  | 'TOO_LONG'
-  | 'INVALID_EMAIL'
-  | 'INVALID_UUID'
-  | 'INVALID_DATE'
-  | 'INVALID_CHOICE'
-  | 'INVALID_FORMAT'
-  | 'MUST_BE_STRING'
-  | 'MUST_BE_INTEGER'
-  | 'TOO_SMALL'
-  | 'TOO_LARGE'
-  | 'MISMATCH'
-  | 'MUST_BE_FUTURE';
+export const VALIDATION_REASONS = [
+  'REQUIRED',
+  'TOO_SHORT',
+  'TOO_LONG',
+  'INVALID_EMAIL',
+  'INVALID_UUID',
+  'INVALID_DATE',
+  'INVALID_CHOICE',
+  'INVALID_FORMAT',
+  'MUST_BE_STRING',
+  'MUST_BE_INTEGER',
+  'TOO_SMALL',
+  'TOO_LARGE',
+  'MISMATCH',
+  'MUST_BE_FUTURE',
+] as const;
+
+export type ValidationReason = (typeof VALIDATION_REASONS)[number];
+
+export const isValidationReason = (value: unknown): value is ValidationReason =>
+  (VALIDATION_REASONS as readonly unknown[]).includes(value);
 
 /** Field path (GraphQL argument path, dot-separated, list indexes as numbers) → reason. */
 export type FieldErrors = Record<string, ValidationReason>;
@@ -90,7 +96,21 @@ export class TooManyRequestsError extends AppError {
 
 export class ServiceUnavailableError extends AppError {
   constructor() {
-    super('SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable');
+    // `http` is read by Apollo for the response status (and removed from the answer).
+    super('SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable', {
+      http: { status: 503 },
+    });
+  }
+}
+
+/**
+ * The database cannot be reached, is shutting down, or did not answer in time. Raised where
+ * driver and pool errors enter (src/db), so no layer above looks at driver codes or messages;
+ * `cause` keeps the driver's error for the logs.
+ */
+export class DatabaseUnavailableError extends ServiceUnavailableError {
+  constructor(override readonly cause: unknown) {
+    super();
   }
 }
 

@@ -1,4 +1,5 @@
 import { GraphQLError, GraphQLScalarType } from 'graphql';
+import { isValidationReason, type ValidationReason } from './errors';
 import {
   GraphQLDateTime as DateTimeScalar,
   GraphQLEmailAddress as EmailAddressScalar,
@@ -33,3 +34,12 @@ export const GraphQLLocalDate = withOutput(LocalDateScalar, text(LocalDateScalar
 
 /** Timestamps: read models carry them as ISO 8601 text in UTC with milliseconds already. */
 export const GraphQLDateTime = withOutput(DateTimeScalar, text(DateTimeScalar.name));
+
+/**
+ * Why a scalar refused an input value: a scalar of ours may say so as a typed error
+ * (`extensions.reason`, one of the contract's reasons); any other refusal is a bad format.
+ */
+export function scalarFailureReason(error: unknown): ValidationReason {
+  const reason = error instanceof GraphQLError ? error.extensions['reason'] : undefined;
+  return isValidationReason(reason) ? reason : 'INVALID_FORMAT';
+}

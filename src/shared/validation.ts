@@ -61,29 +61,25 @@ export function toFieldErrors(errors: ValidationError[], prefix = ''): FieldErro
   return fields;
 }
 
-/**
- * Thrown instead of running a resolver when a context asks only for validation (the REST facade
- * uses it to report every bad field of a request whose other fields did not even type-check).
- */
-export class ValidationPassed extends Error {}
-
 /** type-graphql's hook: validates argument objects and throws the contract's field errors. */
-export const validateArgs: ValidatorFn = async (argValue, _argType, { context }) => {
-  await validateValue(argValue);
-  if ((context as { validateOnly?: boolean }).validateOnly) {
-    throw new ValidationPassed();
+export const validateArgs: ValidatorFn = async (argValue) => {
+  const fields = await fieldErrorsOf(argValue);
+  if (Object.keys(fields).length > 0) {
+    throw new ValidationFailedError(fields);
   }
 };
 
-async function validateValue(argValue: unknown): Promise<void> {
+/**
+ * The rule failures of an argument value (an instance of its input or args class, or a list of
+ * them): text no column can store, else every class-validator rule that fails. Empty when valid.
+ */
+export async function fieldErrorsOf(argValue: unknown): Promise<FieldErrors> {
   if (argValue === null || typeof argValue !== 'object') {
-    return;
+    return {};
   }
   const withNul = pathsWithNul(argValue);
   if (withNul.length > 0) {
-    throw new ValidationFailedError(
-      Object.fromEntries(withNul.map((path) => [path, 'INVALID_FORMAT'])),
-    );
+    return Object.fromEntries(withNul.map((path) => [path, 'INVALID_FORMAT']));
   }
   const targets: object[] = Array.isArray(argValue) ? argValue : [argValue];
   const errors = (
@@ -93,9 +89,7 @@ async function validateValue(argValue: unknown): Promise<void> {
       ),
     )
   ).flat();
-  if (errors.length > 0) {
-    throw new ValidationFailedError(toFieldErrors(errors));
-  }
+  return toFieldErrors(errors);
 }
 
 /** Length in characters (code points), as PostgreSQL counts them, after trimming. */

@@ -3,7 +3,12 @@ import type { Context } from '../context';
 import type { UserRecord } from '../modules/user/user.store';
 import { UnauthenticatedError } from './errors';
 
-/** The authenticated caller; refuses the operation when there is none. */
+/**
+ * The one check of the caller: the context resolved the bearer token once; a field that needs a
+ * caller refuses the operation when there is none. The schema's authChecker runs it for every
+ * `@Authorized` field (before arguments are validated); the REST edge runs it only when it answers
+ * a request without executing it (variables that do not type-check).
+ */
 export function requireViewer(context: Context): UserRecord {
   if (context.auth.failure !== null) {
     throw new UnauthenticatedError(context.auth.failure);
@@ -11,6 +16,12 @@ export function requireViewer(context: Context): UserRecord {
   return context.auth.user;
 }
 
-/** Injects the authenticated caller into a resolver method. */
+/** Injects the caller that `@Authorized()` admitted into a resolver method. */
 export const Viewer = () =>
-  createParameterDecorator<Context>(({ context }) => requireViewer(context));
+  createParameterDecorator<Context>(({ context }) => {
+    if (context.auth.user === null) {
+      // Not a request failure: a resolver uses @Viewer() without @Authorized().
+      throw new Error('@Viewer() needs @Authorized() on the same field');
+    }
+    return context.auth.user;
+  });
