@@ -403,6 +403,94 @@ const capabilities: Capability[] = [
     })(),
   },
   {
+    action: 'page through the meetings they own or are invited to',
+    rest: [],
+    graphql: { operation: 'query', field: 'meetings' },
+    restCall: () => ({}),
+    // Latest start first: the scene's meeting is the newest of a world that holds many.
+    graphqlCall: () => ({
+      query: '{ meetings(first: 100, filter: { order: DESC }) { totalCount nodes { id } } }',
+    }),
+    outcomes: ((): Record<Caller, Outcome> => {
+      const lists = (included: boolean): Check => {
+        return ({ root, scene }) => {
+          const ids = (root['nodes'] as Array<{ id: string }>).map((m) => m.id);
+          expect(ids.includes(scene.meeting.id)).toBe(included);
+        };
+      };
+      const without = allowed(200, lists(false), 'without the meeting');
+      return forMembers(without, {
+        owner: allowed(200, lists(true), 'with the meeting'),
+        participant: allowed(200, lists(true), 'with the meeting'),
+      });
+    })(),
+  },
+  {
+    action: 'page through their invitations',
+    rest: [],
+    graphql: { operation: 'query', field: 'invitations' },
+    restCall: () => ({}),
+    graphqlCall: () => ({ query: '{ invitations(first: 100) { nodes { meetingId userId } } }' }),
+    outcomes: ((): Record<Caller, Outcome> => {
+      const lists = (included: boolean): Check => {
+        return ({ root, scene, user }) => {
+          const rows = root['nodes'] as Array<{ meetingId: string; userId: string }>;
+          expect(rows.every((row) => row.userId === user?.id)).toBe(true);
+          expect(rows.some((row) => row.meetingId === scene.meeting.id)).toBe(included);
+        };
+      };
+      const without = allowed(200, lists(false), 'without the invitation');
+      return forMembers(without, {
+        participant: allowed(200, lists(true), 'with the invitation'),
+      });
+    })(),
+  },
+  {
+    action: 'page through whom they follow',
+    rest: [],
+    graphql: { operation: 'query', field: 'followingConnection' },
+    restCall: () => ({}),
+    graphqlCall: () => ({
+      query: '{ followingConnection { totalCount nodes { followerId } } }',
+    }),
+    outcomes: forMembers(
+      allowed(200, ({ root, user }) => {
+        const rows = root['nodes'] as Array<{ followerId: string }>;
+        expect(rows.every((row) => row.followerId === user?.id)).toBe(true);
+      }),
+    ),
+  },
+  {
+    action: 'page through their followers',
+    rest: [],
+    graphql: { operation: 'query', field: 'followersConnection' },
+    restCall: () => ({}),
+    graphqlCall: () => ({
+      query: '{ followersConnection { totalCount nodes { followingId } } }',
+    }),
+    outcomes: forMembers(
+      allowed(200, ({ root, user }) => {
+        const rows = root['nodes'] as Array<{ followingId: string }>;
+        expect(rows.every((row) => row.followingId === user?.id)).toBe(true);
+      }),
+    ),
+  },
+  {
+    action: 'page through a user search',
+    rest: [],
+    graphql: { operation: 'query', field: 'searchUsersConnection' },
+    restCall: () => ({}),
+    graphqlCall: (s) => ({
+      query: `query ($q: String!) { searchUsersConnection(q: $q) { totalCount nodes { id } } }`,
+      variables: { q: s.target.account },
+    }),
+    outcomes: forMembers(
+      allowed(200, ({ root, scene }) =>
+        expect(root).toEqual({ totalCount: 1, nodes: [{ id: scene.target.id }] }),
+      ),
+    ),
+  },
+  {
     action: 'read the meeting',
     rest: ['GET /meeting/:meeting_id'],
     graphql: { operation: 'query', field: 'meeting' },
@@ -782,8 +870,10 @@ describe('nested reachability of a hidden meeting', () => {
       'mutation approveMeeting',
       'mutation createMeeting',
       'mutation declineMeeting',
+      'query invitations',
       'query meeting',
       'query meetingRequests',
+      'query meetings',
       'query myMeetings',
     ]);
     // User, Follow, FollowPage, UserPage, ...: no field leads back to a meeting.
@@ -795,7 +885,16 @@ describe('nested reachability of a hidden meeting', () => {
         ),
       )
       .map((type) => type.name);
-    expect(holders.sort()).toEqual(['Meeting', 'Mutation', 'Participant', 'Query']);
+    expect(holders.sort()).toEqual([
+      'Meeting',
+      'MeetingConnection',
+      'MeetingEdge',
+      'Mutation',
+      'Participant',
+      'ParticipantConnection',
+      'ParticipantEdge',
+      'Query',
+    ]);
     expect(nestedPaths.map(describePath)).toEqual(
       expect.arrayContaining([
         'query meetingRequests.meeting.participants',
@@ -828,8 +927,11 @@ describe('nested reachability of a hidden meeting', () => {
       throw new Error('empty path');
     }
     const last = path.hops[path.hops.length - 1] ?? root;
+    // The target names its type too, so a probe that reached meetings shows it.
     let selection =
-      getNamedType(last.field.type).name === 'Meeting' ? 'id title ownerId' : 'id meetingId userId';
+      getNamedType(last.field.type).name === 'Meeting'
+        ? '__typename id title ownerId'
+        : '__typename id meetingId userId';
     for (const hop of [...rest].reverse()) {
       selection = `__typename ${hop.field.name} { ${selection} }`;
     }
