@@ -168,12 +168,15 @@ describe('cursor connections', () => {
       const ids = async (filter: Record<string, unknown>) =>
         (await read({ first: 100, filter })).edges.map((edge) => edge.node.id);
 
-      expect(await ids({ roles: ['INVITED'] })).toEqual([invitedTo.id]);
-      expect(await ids({ roles: ['ACCEPTED', 'INVITED'] })).toEqual([invitedTo.id, accepted.id]);
-      expect(await ids({ roles: ['OWNER'] })).toEqual(byStart());
-      expect(await ids({ statuses: ['CONFIRMED'] })).toEqual([accepted.id]);
+      expect(await ids({ callerRoles: ['INVITED'] })).toEqual([invitedTo.id]);
+      expect(await ids({ callerRoles: ['ACCEPTED', 'INVITED'] })).toEqual([
+        invitedTo.id,
+        accepted.id,
+      ]);
+      expect(await ids({ callerRoles: ['OWNER'] })).toEqual(byStart());
+      expect(await ids({ states: ['CONFIRMED'] })).toEqual([accepted.id]);
       const soon = new Date(Date.now() + 2.5 * 3_600_000).toISOString();
-      const later = await ids({ startsAfter: soon, roles: ['OWNER'] });
+      const later = await ids({ startsAfter: soon, callerRoles: ['OWNER'] });
       expect(later).toEqual(
         [...created]
           .filter((meeting) => meeting.hours > 2.5)
@@ -183,7 +186,7 @@ describe('cursor connections', () => {
       const earlier = await ids({ startsBefore: soon });
       expect(earlier).toContain(invitedTo.id);
       expect(earlier).not.toContain(accepted.id);
-      const filtered = await read({ first: 1, filter: { roles: ['INVITED'] } });
+      const filtered = await read({ first: 1, filter: { callerRoles: ['INVITED'] } });
       expect(filtered.totalCount).toBe(1);
     });
   });
@@ -235,7 +238,7 @@ describe('cursor connections', () => {
     expect(invitations.totalCount).toBeGreaterThan(0);
     const answered = await slice(
       INVITATIONS,
-      { first: 100, filter: { statuses: ['ACCEPTED'] } },
+      { first: 100, filter: { answers: ['ACCEPTED'] } },
       (guests[0] as SeededUser).token,
       ['invitations'],
     );

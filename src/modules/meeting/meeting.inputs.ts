@@ -117,19 +117,19 @@ export class MeetingListArgs extends PageArgs(100) {}
 export class MeetingFilterInput implements MeetingFilter {
   @Field(() => [MeetingRole], {
     nullable: true,
-    description: 'Only meetings where the caller is one of these (default: all).',
+    description: 'Only meetings where the caller is one of these (default: any).',
   })
   @IsOptional()
   @IsEnum(MeetingRole, { each: true })
-  roles?: MeetingRole[] | null;
+  callerRoles?: MeetingRole[] | null;
 
   @Field(() => [MeetingStatus], {
     nullable: true,
-    description: 'Only meetings in one of these statuses (default: all).',
+    description: 'Only meetings in one of these states (default: all).',
   })
   @IsOptional()
   @IsEnum(MeetingStatus, { each: true })
-  statuses?: MeetingStatus[] | null;
+  states?: MeetingStatus[] | null;
 
   @Field(() => GraphQLDateTime, {
     nullable: true,
@@ -163,7 +163,7 @@ export class InvitationFilterInput implements InvitationFilter {
   })
   @IsOptional()
   @IsEnum(ParticipantStatus, { each: true })
-  statuses?: ParticipantStatus[] | null;
+  answers?: ParticipantStatus[] | null;
 
   @Field(() => [MeetingStatus], {
     nullable: true,
@@ -171,5 +171,5 @@ export class InvitationFilterInput implements InvitationFilter {
   })
   @IsOptional()
   @IsEnum(MeetingStatus, { each: true })
-  meetingStatuses?: MeetingStatus[] | null;
+  meetingStates?: MeetingStatus[] | null;
 }

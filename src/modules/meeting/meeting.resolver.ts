@@ -160,13 +160,13 @@ export class MeetingResolver {
   participantsConnection(
     @Root() meeting: MeetingRecord,
     @Args() slice: ConnectionArgs,
-    @Arg('statuses', () => [ParticipantStatus], {
+    @Arg('answers', () => [ParticipantStatus], {
       nullable: true,
       description: 'Only participants with one of these answers (default: all).',
     })
-    statuses: ParticipantStatus[] | null,
+    answers: ParticipantStatus[] | null,
     @Ctx() ctx: Context,
   ): Promise<ConnectionResult<ParticipantRecord>> {
-    return ctx.services.meetings.participants(meeting.id, statuses, slice);
+    return ctx.services.meetings.participants(meeting.id, answers, slice);
   }
 }

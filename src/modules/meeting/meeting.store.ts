@@ -32,8 +32,8 @@ export type NewMeeting = Pick<
 
 /** Which of the caller's meetings a list shows, and in which order of start time. */
 export interface MeetingFilter {
-  roles?: MeetingRole[] | null;
-  statuses?: Meeting['status'][] | null;
+  callerRoles?: MeetingRole[] | null;
+  states?: Meeting['status'][] | null;
   startsAfter?: Date | null;
   startsBefore?: Date | null;
   order?: 'asc' | 'desc' | null;
@@ -71,7 +71,7 @@ const ORDERS = { asc: byStart('asc'), desc: byStart('desc') };
 function callersMeetings(userId: string, filter: MeetingFilter) {
   const conditions = ['(m."owner_id" = ? or p."id" is not null)'];
   const params: unknown[] = [userId, userId];
-  const roles = filter.roles ?? [];
+  const roles = filter.callerRoles ?? [];
   if (roles.length > 0) {
     // A guest's role is named by their answer (MeetingRole's values are participant statuses).
     const answers = roles.filter((role) => role !== MeetingRole.OWNER);
@@ -86,9 +86,9 @@ function callersMeetings(userId: string, filter: MeetingFilter) {
     }
     conditions.push(`(${either.join(' or ')})`);
   }
-  if (filter.statuses && filter.statuses.length > 0) {
+  if (filter.states && filter.states.length > 0) {
     conditions.push('m."status"::text = any(?::text[])');
-    params.push(arrayLiteral(filter.statuses));
+    params.push(arrayLiteral(filter.states));
   }
   if (filter.startsAfter) {
     conditions.push('m."start_time" >= ?::timestamptz');

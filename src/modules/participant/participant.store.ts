@@ -38,8 +38,8 @@ const REQUESTS =
 
 /** Which invitations of the caller a list shows: by their answer and the meeting's status. */
 export interface InvitationFilter {
-  statuses?: ParticipantStatus[] | null;
-  meetingStatuses?: MeetingStatus[] | null;
+  answers?: ParticipantStatus[] | null;
+  meetingStates?: MeetingStatus[] | null;
 }
 
 const IN_MEETING_ORDER = byCreation<ParticipantRecord>('p', 'asc');
@@ -112,12 +112,12 @@ export class ParticipantStore {
   ): Promise<ParticipantSlice> {
     const conditions = ['p."user_id" = ?', 'm."owner_id" <> p."user_id"'];
     const params: unknown[] = [userId];
-    const statuses = filter.statuses ?? [ParticipantStatus.NEW];
+    const statuses = filter.answers ?? [ParticipantStatus.NEW];
     if (statuses.length > 0) {
       conditions.push('p."status"::text = any(?::text[])');
       params.push(arrayLiteral(statuses));
     }
-    const meetingStatuses = filter.meetingStatuses ?? OPEN_STATUSES;
+    const meetingStatuses = filter.meetingStates ?? OPEN_STATUSES;
     if (meetingStatuses.length > 0) {
       conditions.push('m."status"::text = any(?::text[])');
       params.push(arrayLiteral(meetingStatuses));
