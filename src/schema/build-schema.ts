@@ -4,6 +4,7 @@ import type { Context } from '../context';
 import { AuthResolver } from '../modules/auth/auth.resolver';
 import { FollowResolver } from '../modules/follow/follow.resolver';
 import { MeetingResolver } from '../modules/meeting/meeting.resolver';
+import { MeetingLifecycleResolver } from '../modules/meeting/meeting-lifecycle.resolver';
 import { ParticipantResolver } from '../modules/participant/participant.resolver';
 import { UserResolver } from '../modules/user/user.resolver';
 import { requireViewer } from '../shared/viewer.decorator';
@@ -12,7 +13,14 @@ import { validateArgs } from '../shared/validation';
 /** The one schema both faces (GraphQL and REST) execute against. */
 export function createSchema(): Promise<GraphQLSchema> {
   return buildSchema({
-    resolvers: [AuthResolver, UserResolver, FollowResolver, MeetingResolver, ParticipantResolver],
+    resolvers: [
+      AuthResolver,
+      UserResolver,
+      FollowResolver,
+      MeetingResolver,
+      MeetingLifecycleResolver,
+      ParticipantResolver,
+    ],
     validateFn: validateArgs,
     // Runs before arguments are validated, so an anonymous caller learns nothing about inputs.
     authChecker: ({ context }: { context: Context }) => {
