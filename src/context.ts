@@ -9,6 +9,7 @@ import { AuthService } from './modules/auth/auth.service';
 import { FollowService } from './modules/follow/follow.service';
 import { currentRequest } from './observability/request-scope';
 import { MeetingService } from './modules/meeting/meeting.service';
+import { MeetingLifecycleService } from './modules/meeting/meeting-lifecycle.service';
 import { UserService } from './modules/user/user.service';
 
 /** What lives as long as the process: the ORM and the key material. */
@@ -36,6 +37,7 @@ export interface Context {
     users: UserService;
     follows: FollowService;
     meetings: MeetingService;
+    meetingLifecycle: MeetingLifecycleService;
   };
 }
 
@@ -63,6 +65,7 @@ export async function createContext(deps: AppDependencies, request: RequestInfo)
       users: new UserService(stores, deps.passwords, limit),
       follows: new FollowService(stores, loaders),
       meetings: new MeetingService(stores, loaders),
+      meetingLifecycle: new MeetingLifecycleService(stores, loaders),
     },
   } satisfies Context;
 }

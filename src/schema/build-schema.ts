@@ -4,6 +4,7 @@ import type { Context } from '../context';
 import { AuthResolver } from '../modules/auth/auth.resolver';
 import { FollowResolver } from '../modules/follow/follow.resolver';
 import { MeetingResolver } from '../modules/meeting/meeting.resolver';
+import { MeetingLifecycleResolver } from '../modules/meeting/meeting-lifecycle.resolver';
 import { ParticipantResolver } from '../modules/participant/participant.resolver';
 import { UserResolver } from '../modules/user/user.resolver';
 import { FollowConnection } from '../modules/follow/follow.types';
@@ -20,6 +21,7 @@ export function createSchema(): Promise<GraphQLSchema> {
       UserResolver,
       FollowResolver,
       MeetingResolver,
+      MeetingLifecycleResolver,
       ParticipantResolver,
       ...[MeetingConnection, ParticipantConnection, FollowConnection, UserConnection].map(
         (connection) => connection.resolver,

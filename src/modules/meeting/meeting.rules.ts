@@ -59,3 +59,44 @@ export function statusAfterAnswers(
   }
   return MeetingStatus.PENDING;
 }
+
+/**
+ * A meeting's status after a participant left or was removed: a pending meeting whose remaining
+ * guests have all accepted is confirmed. Nothing else changes: leaving is not declining.
+ */
+export function statusAfterDeparture(
+  current: MeetingStatus,
+  ownerId: string,
+  remaining: readonly Answer[],
+): MeetingStatus {
+  const confirmed = statusAfterAnswers(current, ownerId, remaining) === MeetingStatus.CONFIRMED;
+  return current === MeetingStatus.PENDING && confirmed ? MeetingStatus.CONFIRMED : current;
+}
+
+/** A rescheduled meeting asks again: each guest's answer goes back to new; the owner's stays. */
+export function answerAfterReschedule(ownerId: string, answer: Answer): ParticipantStatus {
+  return answer.userId === ownerId ? answer.status : ParticipantStatus.NEW;
+}
+
+/** Why a meeting cannot be marked as held. */
+export type CompletionRefusal = 'MEETING_CLOSED' | 'MEETING_NOT_CONFIRMED' | 'MEETING_NOT_STARTED';
+
+/**
+ * Why a meeting cannot be completed at `now`, or null when it can: it must be confirmed and have
+ * started. A completed meeting may be completed again, changing nothing; a cancelled one is closed.
+ */
+export function completionRefusal(
+  meeting: { status: MeetingStatus; startTime: Date },
+  now: Date,
+): CompletionRefusal | null {
+  switch (meeting.status) {
+    case MeetingStatus.COMPLETED:
+      return null;
+    case MeetingStatus.CANCELLED:
+      return 'MEETING_CLOSED';
+    case MeetingStatus.PENDING:
+      return 'MEETING_NOT_CONFIRMED';
+    case MeetingStatus.CONFIRMED:
+      return meeting.startTime.getTime() <= now.getTime() ? null : 'MEETING_NOT_STARTED';
+  }
+}

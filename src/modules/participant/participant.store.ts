@@ -137,4 +137,9 @@ export class ParticipantStore {
   add(fields: Pick<Participant, 'meetingId' | 'userId' | 'status'> & { createdAt?: Date }) {
     return this.em.create(Participant, fields);
   }
+
+  /** Takes a participant out of its meeting (deleted with the next flush). */
+  remove(participant: Participant): void {
+    this.em.remove(participant);
+  }
 }

@@ -1,0 +1,212 @@
+import { toReadModel } from '../../db/read-model';
+import type { Loaders } from '../../loaders';
+import { ConflictError, ForbiddenError, NotFoundError } from '../../shared/errors';
+import type { Stores } from '../../stores';
+import type { UserRecord } from '../user/user.store';
+import { type Meeting, MeetingStatus, MeetingType } from './meeting.entity';
+import type {
+  CancelMeetingInput,
+  CompleteMeetingInput,
+  LeaveMeetingInput,
+  RemoveParticipantInput,
+  RescheduleMeetingInput,
+  UpdateMeetingInput,
+} from './meeting-lifecycle.inputs';
+import {
+  answerAfterReschedule,
+  completionRefusal,
+  isClosed,
+  managesMeeting,
+  seesMeeting,
+  statusAfterDeparture,
+} from './meeting.rules';
+import type { LockedMeeting, MeetingRecord } from './meeting.store';
+
+/** The columns an edit writes. */
+type MeetingEdits = Partial<
+  Pick<Meeting, 'title' | 'type' | 'location' | 'locationUrl' | 'appointedBy' | 'assignedTo'>
+>;
+
+/** What a caller who left a meeting gets back: the meeting only while they can still see it. */
+export interface Departure {
+  meetingId: string;
+  meeting: MeetingRecord | null;
+}
+
+const conflicts = {
+  MEETING_CLOSED: 'The meeting is closed',
+  MEETING_NOT_CONFIRMED: 'Only a confirmed meeting can be completed',
+  MEETING_NOT_STARTED: 'The meeting has not started yet',
+} as const;
+const conflict = (reason: keyof typeof conflicts) => new ConflictError(reason, conflicts[reason]);
+
+/** Refuses a caller who sees the meeting but neither owns it nor is an admin. */
+function requireManager(viewer: UserRecord, meeting: Meeting, reason: string): void {
+  if (!managesMeeting(viewer, meeting)) {
+    throw new ForbiddenError(reason, 'Only the meeting owner can do this');
+  }
+}
+
+function requireOpen(meeting: Meeting): void {
+  if (isClosed(meeting)) {
+    throw conflict('MEETING_CLOSED');
+  }
+}
+
+/** What an edit writes: the fields given, trimmed and lower-cased as createMeeting stores them. */
+function editsOf(input: UpdateMeetingInput): MeetingEdits {
+  const edits: MeetingEdits = {};
+  if (input.title !== undefined) {
+    edits.title = input.title.trim();
+  }
+  if (input.location !== undefined) {
+    edits.location = input.location.trim();
+  }
+  if (input.type !== undefined) {
+    edits.type = input.type ?? MeetingType.ALL_HANDS;
+  }
+  if (input.locationUrl !== undefined) {
+    edits.locationUrl = input.locationUrl;
+  }
+  if (input.appointedBy !== undefined) {
+    edits.appointedBy = input.appointedBy?.toLowerCase() ?? null;
+  }
+  if (input.assignedTo !== undefined) {
+    edits.assignedTo = input.assignedTo?.toLowerCase() ?? null;
+  }
+  return edits;
+}
+
+/**
+ * The meeting lifecycle after creation: edit, reschedule, cancel, complete, remove and leave
+ * (CONTRACT.md §7). Each change runs in a transaction holding the meeting's row lock, so changes
+ * and answers to one meeting take turns.
+ */
+export class MeetingLifecycleService {
+  constructor(
+    private readonly stores: Stores,
+    private readonly loaders: Loaders,
+  ) {}
+
+  /** Changes the fields given; answers and status stay. Owner or admin, open meetings only. */
+  update(viewer: UserRecord, input: UpdateMeetingInput): Promise<MeetingRecord> {
+    const edits = editsOf(input);
+    return this.change(viewer, input.meetingId, async ({ meeting }, tx) => {
+      requireManager(viewer, meeting, 'ONLY_MEETING_OWNER_CAN_EDIT');
+      requireOpen(meeting);
+      const named = [edits.appointedBy, edits.assignedTo].filter((id): id is string => !!id);
+      const referenced = [...new Set(named)];
+      if ((await tx.users.countVisible(referenced)) !== referenced.length) {
+        throw new NotFoundError('USER_NOT_FOUND', 'User not found');
+      }
+      Object.assign(meeting, edits);
+    });
+  }
+
+  /** Moves the start; every guest is asked again and the meeting is pending until they accept. */
+  reschedule(viewer: UserRecord, input: RescheduleMeetingInput): Promise<MeetingRecord> {
+    const startTime = new Date(input.startTime);
+    return this.change(viewer, input.meetingId, ({ meeting, participants }) => {
+      requireManager(viewer, meeting, 'ONLY_MEETING_OWNER_CAN_RESCHEDULE');
+      requireOpen(meeting);
+      // The same start again (a retried request) must not throw the answers given since away.
+      if (meeting.startTime.getTime() === startTime.getTime()) {
+        return;
+      }
+      meeting.startTime = startTime;
+      for (const participant of participants) {
+        participant.status = answerAfterReschedule(meeting.ownerId, participant);
+      }
+      meeting.status = MeetingStatus.PENDING;
+    });
+  }
+
+  /** Cancels a pending or confirmed meeting; cancelling again changes nothing. */
+  cancel(viewer: UserRecord, input: CancelMeetingInput): Promise<MeetingRecord> {
+    return this.change(viewer, input.meetingId, ({ meeting }) => {
+      requireManager(viewer, meeting, 'ONLY_MEETING_OWNER_CAN_CANCEL');
+      if (meeting.status === MeetingStatus.COMPLETED) {
+        throw conflict('MEETING_CLOSED');
+      }
+      meeting.status = MeetingStatus.CANCELLED;
+    });
+  }
+
+  /** Marks a confirmed meeting that has started as held; completing again changes nothing. */
+  complete(viewer: UserRecord, input: CompleteMeetingInput): Promise<MeetingRecord> {
+    return this.change(viewer, input.meetingId, ({ meeting }) => {
+      requireManager(viewer, meeting, 'ONLY_MEETING_OWNER_CAN_COMPLETE');
+      const refusal = completionRefusal(meeting, new Date());
+      if (refusal) {
+        throw conflict(refusal);
+      }
+      meeting.status = MeetingStatus.COMPLETED;
+    });
+  }
+
+  /** Takes a guest out of a meeting (never its owner); may confirm it. Owner or admin. */
+  removeParticipant(viewer: UserRecord, input: RemoveParticipantInput): Promise<MeetingRecord> {
+    const userId = input.userId.toLowerCase();
+    return this.change(viewer, input.meetingId, (locked, tx) => {
+      requireManager(viewer, locked.meeting, 'ONLY_MEETING_OWNER_CAN_REMOVE_PARTICIPANTS');
+      requireOpen(locked.meeting);
+      if (userId === locked.meeting.ownerId) {
+        throw new ForbiddenError('CANNOT_REMOVE_OWNER', 'The owner cannot be removed');
+      }
+      if (!depart(tx, locked, userId)) {
+        throw new NotFoundError('PARTICIPANT_NOT_FOUND', 'The user is not a participant');
+      }
+    });
+  }
+
+  /** The caller, a guest, leaves the meeting; may confirm it. The owner cannot leave. */
+  async leave(viewer: UserRecord, input: LeaveMeetingInput): Promise<Departure> {
+    const meeting = await this.change(viewer, input.meetingId, (locked, tx) => {
+      if (!locked.participants.some((participant) => participant.userId === viewer.id)) {
+        throw new ForbiddenError('NOT_A_PARTICIPANT', 'You are not a participant of this meeting');
+      }
+      requireOpen(locked.meeting);
+      if (locked.meeting.ownerId === viewer.id) {
+        throw new ForbiddenError('OWNER_CANNOT_LEAVE', 'The owner cannot leave their own meeting');
+      }
+      depart(tx, locked, viewer.id);
+    });
+    // Having left, the caller sees the meeting only as an admin sees every meeting.
+    return { meetingId: meeting.id, meeting: managesMeeting(viewer, meeting) ? meeting : null };
+  }
+
+  /**
+   * Locks the meeting, lets `work` check and change it, commits, and answers it as it now is. A
+   * meeting the viewer cannot see does not exist for them. Cached reads of it are dropped.
+   */
+  private async change(
+    viewer: UserRecord,
+    meetingId: string,
+    work: (locked: LockedMeeting, tx: Stores) => Promise<void> | void,
+  ): Promise<MeetingRecord> {
+    const id = meetingId.toLowerCase();
+    const meeting = await this.stores.transaction(async (tx) => {
+      const locked = await tx.meetings.lock(id);
+      if (!locked || !seesMeeting(viewer, locked.meeting, locked.participants)) {
+        throw new NotFoundError('MEETING_NOT_FOUND', 'Meeting not found');
+      }
+      await work(locked, tx);
+      return locked.meeting;
+    });
+    this.loaders.forgetMeeting(id);
+    return toReadModel(meeting);
+  }
+}
+
+/** Takes `userId` out of the locked meeting and settles its status; false if not a participant. */
+function depart(tx: Stores, locked: LockedMeeting, userId: string): boolean {
+  const index = locked.participants.findIndex((participant) => participant.userId === userId);
+  const [gone] = index < 0 ? [] : locked.participants.splice(index, 1);
+  if (!gone) {
+    return false;
+  }
+  tx.participants.remove(gone);
+  const { meeting } = locked;
+  meeting.status = statusAfterDeparture(meeting.status, meeting.ownerId, locked.participants);
+  return true;
+}
