@@ -1,3 +1,4 @@
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { readAll } from '../../db/records';
 import { type ReadModel, readerOf, toReadModel } from '../../db/read-model';
@@ -69,6 +70,22 @@ export class UserStore {
   /** A user with the password hash, for signing in by e-mail or account name. */
   withPasswordHash(by: { email: string } | { account: string }): Promise<User | null> {
     return this.em.findOne(User, by, { populate: ['passwordHash'] });
+  }
+
+  /** A user with the password hash, locked until the transaction ends (a password change). */
+  lockWithPasswordHash(id: string): Promise<User> {
+    return this.em.findOneOrFail(
+      User,
+      { id },
+      { populate: ['passwordHash'], lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+  }
+
+  /** Writes a new password hash for a user loaded by this store. */
+  async setPasswordHash(user: User, passwordHash: string): Promise<UserRecord> {
+    user.passwordHash = passwordHash;
+    await this.em.flush();
+    return toReadModel(user);
   }
 
   /** Which of an e-mail address and an account name are taken. */
