@@ -13,6 +13,11 @@ export type UserRecord = ReadModel<User>;
 /** The fields a registration writes. */
 export type NewUser = Pick<User, 'name' | 'email' | 'account' | 'passwordHash'>;
 
+/** What a user may change of their own profile (absent: unchanged; null: cleared). */
+export type ProfileChanges = Partial<
+  Pick<User, 'name' | 'bio' | 'phone' | 'dob' | 'avatarPhotoId'>
+>;
+
 /** `%`, `_` and `\` are literal characters in a search text. */
 export const escapeLikePattern = (text: string): string => text.replace(/[\\%_]/g, '\\$&');
 
@@ -84,6 +89,14 @@ export class UserStore {
   /** Writes a new password hash for a user loaded by this store. */
   async setPasswordHash(user: User, passwordHash: string): Promise<UserRecord> {
     user.passwordHash = passwordHash;
+    await this.em.flush();
+    return toReadModel(user);
+  }
+
+  /** Changes profile fields of a user; USER_NOT_FOUND when there is no such user. */
+  async updateProfile(id: string, changes: ProfileChanges): Promise<UserRecord> {
+    const user = await this.em.findOneOrFail(User, { id });
+    this.em.assign(user, changes);
     await this.em.flush();
     return toReadModel(user);
   }
