@@ -61,7 +61,7 @@ export async function createContext(deps: AppDependencies, request: RequestInfo)
     auth,
     loaders,
     services: {
-      auth: new AuthService(stores.users, deps.passwords, deps.tokens, limit),
+      auth: new AuthService(stores, deps.passwords, deps.tokens, limit),
       users: new UserService(stores, deps.passwords, limit),
       follows: new FollowService(stores, loaders),
       meetings: new MeetingService(stores, loaders),

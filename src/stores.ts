@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { RefreshTokenStore } from './modules/auth/refresh-token.store';
 import { FollowStore } from './modules/follow/follow.store';
 import { MeetingStore } from './modules/meeting/meeting.store';
 import { ParticipantStore } from './modules/participant/participant.store';
@@ -10,6 +11,7 @@ export interface Stores {
   meetings: MeetingStore;
   participants: ParticipantStore;
   follows: FollowStore;
+  refreshTokens: RefreshTokenStore;
   /** Runs `work` in a transaction, with stores over it; commits when it returns. */
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
 }
@@ -20,6 +22,7 @@ export function createStores(em: EntityManager): Stores {
     meetings: new MeetingStore(em),
     participants: new ParticipantStore(em),
     follows: new FollowStore(em),
+    refreshTokens: new RefreshTokenStore(em),
     transaction: (work) => em.transactional((tx) => work(createStores(tx))),
   };
 }

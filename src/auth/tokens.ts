@@ -30,7 +30,31 @@ export interface TokenSettings {
   audience: string;
   accessTokenTtl: number;
   refreshTokenTtl: number;
+  /**
+   * Seconds after its first use during which a refresh token may be traded again (a client
+   * retrying a response it lost); 0 is strict rotation. Default REFRESH_REUSE_INTERVAL.
+   */
+  refreshReuseInterval?: number;
   external: { issuer: string; jwksUrl: string; audience: string | null } | null;
+}
+
+/** The default reuse interval (Okta's default grace period for rotated refresh tokens). */
+export const REFRESH_REUSE_INTERVAL = 30;
+
+/** A refresh token just signed, with what its row records. */
+export interface IssuedRefresh {
+  jti: string;
+  familyId: string;
+  expiresAt: Date;
+}
+
+/** What a verified refresh token of this service says. */
+export interface RefreshClaims {
+  userId: string;
+  jti: string;
+  /** The family (`fam` claim); null for tokens signed before refresh tokens were stateful. */
+  familyId: string | null;
+  expiresAt: Date;
 }
 
 export class InvalidTokenError extends Error {}
@@ -63,16 +87,31 @@ export class TokenService {
       : null;
   }
 
-  async issue(userId: string): Promise<IssuedTokens> {
+  get refreshReuseInterval(): number {
+    return this.settings.refreshReuseInterval ?? REFRESH_REUSE_INTERVAL;
+  }
+
+  /** Signs a token pair; the refresh token belongs to `familyId` (see RefreshToken). */
+  async issue(
+    userId: string,
+    familyId: string,
+  ): Promise<{ tokens: IssuedTokens; refresh: IssuedRefresh }> {
+    const jti = randomUUID();
+    const ttl = this.settings.refreshTokenTtl;
+    // Whole seconds, as the JWT's exp, so the row expires with the token.
+    const expiresAt = new Date((Math.floor(Date.now() / 1000) + ttl) * 1000);
     const [accessToken, refreshToken] = await Promise.all([
       this.sign(userId, ACCESS_TYPE, this.settings.audience, this.settings.accessTokenTtl),
-      this.sign(userId, REFRESH_TYPE, this.settings.issuer, this.settings.refreshTokenTtl),
+      this.sign(userId, REFRESH_TYPE, this.settings.issuer, expiresAt, { jti, fam: familyId }),
     ]);
     return {
-      accessToken,
-      refreshToken,
-      tokenType: 'bearer',
-      expiresIn: this.settings.accessTokenTtl,
+      tokens: {
+        accessToken,
+        refreshToken,
+        tokenType: 'bearer',
+        expiresIn: this.settings.accessTokenTtl,
+      },
+      refresh: { jti, familyId, expiresAt },
     };
   }
 
@@ -116,26 +155,50 @@ export class TokenService {
       }
       throw new InvalidTokenError('token names no user');
     }
-    return { userId: await this.verifyOwn(token, ACCESS_TYPE, this.settings.audience) };
+    return { userId: (await this.verifyOwn(token, ACCESS_TYPE, this.settings.audience)).sub };
   }
 
-  verifyRefreshToken(token: string): Promise<string> {
-    return this.verifyOwn(token, REFRESH_TYPE, this.settings.issuer);
+  /** Checks a refresh token's signature, type, audience and expiry (not whether it is retired). */
+  async verifyRefreshToken(token: string): Promise<RefreshClaims> {
+    const payload = await this.verifyOwn(token, REFRESH_TYPE, this.settings.issuer);
+    const family = payload['fam'];
+    if (family !== undefined && (typeof family !== 'string' || !UUID.test(family))) {
+      throw new InvalidTokenError('bad family');
+    }
+    if (!UUID.test(payload.jti)) {
+      throw new InvalidTokenError('bad token id');
+    }
+    return {
+      userId: payload.sub,
+      jti: payload.jti.toLowerCase(),
+      familyId: family?.toLowerCase() ?? null,
+      expiresAt: new Date(payload.exp * 1000),
+    };
   }
 
-  private sign(userId: string, typ: string, audience: string, ttl: number): Promise<string> {
-    return new SignJWT({})
+  private sign(
+    userId: string,
+    typ: string,
+    audience: string,
+    expires: number | Date,
+    refresh?: { jti: string; fam: string },
+  ): Promise<string> {
+    return new SignJWT(refresh ? { fam: refresh.fam } : {})
       .setProtectedHeader({ alg: this.key.alg, kid: this.key.kid, typ })
       .setIssuer(this.settings.issuer)
       .setSubject(userId)
       .setAudience(audience)
       .setIssuedAt()
-      .setExpirationTime(`${ttl}s`)
-      .setJti(randomUUID())
+      .setExpirationTime(typeof expires === 'number' ? `${expires}s` : expires)
+      .setJti(refresh?.jti ?? randomUUID())
       .sign(this.key.privateKey);
   }
 
-  private async verifyOwn(token: string, typ: string, audience: string): Promise<string> {
+  private async verifyOwn(
+    token: string,
+    typ: string,
+    audience: string,
+  ): Promise<JWTPayload & { sub: string; jti: string; exp: number }> {
     try {
       const { payload } = await jwtVerify(token, this.key.publicKey, {
         issuer: this.settings.issuer,
@@ -147,7 +210,10 @@ export class TokenService {
       if (typeof payload.sub !== 'string' || !UUID.test(payload.sub)) {
         throw new InvalidTokenError('bad subject');
       }
-      return payload.sub;
+      if (typeof payload.jti !== 'string' || typeof payload.exp !== 'number') {
+        throw new InvalidTokenError('bad claims');
+      }
+      return { ...payload, sub: payload.sub, jti: payload.jti, exp: payload.exp };
     } catch (error) {
       throw error instanceof InvalidTokenError ? error : new InvalidTokenError(String(error));
     }

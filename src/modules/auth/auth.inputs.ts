@@ -1,6 +1,7 @@
-import { MaxLength } from 'class-validator';
-import { ArgsType, Field } from 'type-graphql';
+import { MaxLength, MinLength } from 'class-validator';
+import { ArgsType, Field, InputType } from 'type-graphql';
 import { NotBlank } from '../../shared/validation';
+import { USER_LIMITS } from '../user/user.entity';
 
 @ArgsType()
 export class LoginArgs {
@@ -18,6 +19,28 @@ export class LoginArgs {
 @ArgsType()
 export class RefreshArgs {
   @Field({ description: 'A refresh token from an earlier grant.' })
+  @NotBlank()
+  @MaxLength(4096)
+  refreshToken!: string;
+}
+
+@InputType({ description: "A change of the caller's own password." })
+export class ChangePasswordInput {
+  @Field({ description: 'The current password (case-sensitive).' })
+  @NotBlank()
+  @MaxLength(1024)
+  currentPassword!: string;
+
+  @Field({ description: 'The new password, 8 to 128 characters, case-sensitive.' })
+  @NotBlank()
+  @MinLength(USER_LIMITS.password.min)
+  @MaxLength(USER_LIMITS.password.max)
+  newPassword!: string;
+}
+
+@InputType({ description: 'The session to end.' })
+export class LogoutInput {
+  @Field({ description: 'A refresh token of the session; its whole family is revoked.' })
   @NotBlank()
   @MaxLength(4096)
   refreshToken!: string;

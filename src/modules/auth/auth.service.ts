@@ -1,14 +1,30 @@
+import { randomUUID } from 'node:crypto';
 import type { CountAttempt } from '../../auth/attempt-limiter';
 import type { PasswordHasher } from '../../auth/password';
-import { InvalidTokenError, type IssuedTokens, type TokenService } from '../../auth/tokens';
-import { UnauthenticatedError } from '../../shared/errors';
-import type { UserStore } from '../user/user.store';
+import {
+  InvalidTokenError,
+  type IssuedTokens,
+  type RefreshClaims,
+  type TokenService,
+} from '../../auth/tokens';
+import { UnauthenticatedError, ValidationFailedError } from '../../shared/errors';
+import type { Stores } from '../../stores';
+import type { UserRecord } from '../user/user.store';
 import { isVisibleUser } from '../user/user.rules';
+import type { ChangePasswordInput } from './auth.inputs';
 
-/** Sign-in with a password, and new tokens for a refresh token. */
+/** Expired refresh tokens each sign-in deletes: bounded work, enough to keep the table small. */
+const PRUNE_BATCH = 100;
+
+const invalidToken = () => new UnauthenticatedError('INVALID_TOKEN');
+
+/**
+ * Sign-in with a password, and the sessions it starts: refresh tokens that rotate on every use,
+ * end with logout or a password change, and revoke their family when a retired one comes back.
+ */
 export class AuthService {
   constructor(
-    private readonly users: UserStore,
+    private readonly stores: Stores,
     private readonly passwords: PasswordHasher,
     private readonly tokens: TokenService,
     private readonly limit: CountAttempt,
@@ -18,7 +34,7 @@ export class AuthService {
   async login(username: string, password: string): Promise<IssuedTokens> {
     const name = username.trim().toLowerCase();
     await this.limit({ action: 'login', account: name });
-    const user = await this.users.withPasswordHash(
+    const user = await this.stores.users.withPasswordHash(
       name.includes('@') ? { email: name } : { account: name },
     );
     const usable = isVisibleUser(user);
@@ -26,24 +42,112 @@ export class AuthService {
     if (!usable || !ok) {
       throw new UnauthenticatedError('INCORRECT_EMAIL_OR_PASSWORD');
     }
-    return this.tokens.issue(user.id);
+    const tokens = await startSession(this.stores, this.tokens, user.id);
+    // Opportunistic clean-up, after the answer is secured.
+    await this.stores.refreshTokens.pruneExpired(PRUNE_BATCH);
+    return tokens;
   }
 
+  /**
+   * Trades a live refresh token for a new pair and retires it. A retired token presented again
+   * after the reuse interval means it leaked: the whole family is revoked (RFC 9700 §4.14.2).
+   */
   async refresh(refreshToken: string): Promise<IssuedTokens> {
     await this.limit({ action: 'refresh' });
-    let userId: string;
+    const claims = await this.verify(refreshToken);
+    const familyId = await this.familyOf(claims);
+    const { tokens, refresh } = await this.tokens.issue(claims.userId, familyId);
+    const rotated = await this.stores.refreshTokens.rotate({
+      jti: claims.jti,
+      familyId,
+      userId: claims.userId,
+      successor: refresh,
+      reuseInterval: this.tokens.refreshReuseInterval,
+    });
+    if (!rotated) {
+      const state = await this.stores.refreshTokens.state(claims.jti);
+      if (state?.used && !state.revoked) {
+        await this.stores.refreshTokens.revokeFamilyOf(claims.jti);
+      }
+      throw invalidToken();
+    }
+    return tokens;
+  }
+
+  /** Ends the session a refresh token belongs to; false when it had already ended. */
+  async logout(refreshToken: string): Promise<boolean> {
+    const claims = await this.verify(refreshToken);
+    await this.familyOf(claims);
+    return (await this.stores.refreshTokens.revokeFamilyOf(claims.jti)) > 0;
+  }
+
+  /**
+   * Changes the caller's password and ends all their sessions, in one transaction; answers a new
+   * session so the device that made the change stays signed in. Counted like a sign-in attempt.
+   */
+  async changePassword(
+    viewer: UserRecord,
+    input: ChangePasswordInput,
+  ): Promise<{ user: UserRecord; tokens: IssuedTokens }> {
+    await this.limit({ action: 'login', account: viewer.email });
+    return this.stores.transaction(async (tx) => {
+      // Locked, so two concurrent changes each check the password the other may have replaced.
+      const user = await tx.users.lockWithPasswordHash(viewer.id);
+      if (!(await this.passwords.verify(user.passwordHash, input.currentPassword))) {
+        // The caller is signed in; only this field is wrong (UNAUTHENTICATED would end the session).
+        throw ValidationFailedError.of('currentPassword', 'MISMATCH');
+      }
+      const record = await tx.users.setPasswordHash(
+        user,
+        await this.passwords.hash(input.newPassword),
+      );
+      await tx.refreshTokens.revokeUser(user.id);
+      return { user: record, tokens: await startSession(tx, this.tokens, user.id) };
+    });
+  }
+
+  /** A refresh token's claims, once its signature holds and its user may still sign in. */
+  private async verify(refreshToken: string): Promise<RefreshClaims> {
+    let claims: RefreshClaims;
     try {
-      userId = await this.tokens.verifyRefreshToken(refreshToken);
+      claims = await this.tokens.verifyRefreshToken(refreshToken);
     } catch (error) {
       if (error instanceof InvalidTokenError) {
-        throw new UnauthenticatedError('INVALID_TOKEN');
+        throw invalidToken();
       }
       throw error;
     }
-    const user = await this.users.bySubject({ userId });
+    const user = await this.stores.users.bySubject({ userId: claims.userId });
     if (!isVisibleUser(user)) {
-      throw new UnauthenticatedError('INVALID_TOKEN');
+      throw invalidToken();
     }
-    return this.tokens.issue(user.id);
+    return { ...claims, userId: user.id };
   }
+
+  /**
+   * The family of a token. A token without one was signed before refresh tokens were recorded:
+   * it is recorded now, unused, in a family of its own, so it rotates like any other from here.
+   */
+  private async familyOf(claims: RefreshClaims): Promise<string> {
+    if (claims.familyId) {
+      return claims.familyId;
+    }
+    await this.stores.refreshTokens.adopt(claims, randomUUID());
+    const state = await this.stores.refreshTokens.state(claims.jti);
+    if (!state) {
+      throw invalidToken();
+    }
+    return state.familyId;
+  }
+}
+
+/** Issues a token pair that starts a new family (a sign-in). */
+async function startSession(
+  stores: Stores,
+  tokens: TokenService,
+  userId: string,
+): Promise<IssuedTokens> {
+  const issued = await tokens.issue(userId, randomUUID());
+  await stores.refreshTokens.start(userId, issued.refresh);
+  return issued.tokens;
 }

@@ -1,5 +1,7 @@
 import { Field, Int, ObjectType } from 'type-graphql';
 import type { IssuedTokens } from '../../auth/tokens';
+import { User } from '../user/user.entity';
+import type { UserRecord } from '../user/user.store';
 
 @ObjectType({ simpleResolvers: true, description: 'Tokens issued by a grant (RFC 6749 §5.1).' })
 export class TokenPair implements IssuedTokens {
@@ -14,4 +16,24 @@ export class TokenPair implements IssuedTokens {
 
   @Field(() => Int, { description: 'Seconds until the access token expires.' })
   expiresIn!: number;
+}
+
+@ObjectType({ simpleResolvers: true, description: 'The answer to changePassword.' })
+export class ChangePasswordPayload {
+  @Field(() => User, { description: 'The caller, with the new password in force.' })
+  user!: UserRecord;
+
+  @Field(() => TokenPair, {
+    description:
+      'A new session for the caller: every earlier refresh token of theirs has been revoked.',
+  })
+  tokens!: TokenPair;
+}
+
+@ObjectType({ simpleResolvers: true, description: 'The answer to logout.' })
+export class LogoutPayload {
+  @Field({
+    description: 'Whether a live session was ended (false when it had already ended).',
+  })
+  sessionEnded!: boolean;
 }

@@ -1,5 +1,14 @@
-import { IsString, Matches, MaxLength, MinLength } from 'class-validator';
-import { ArgsType, Field } from 'type-graphql';
+import {
+  IsISO8601,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  MaxLength,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
+import { ArgsType, Field, InputType } from 'type-graphql';
 import { ConnectionArgs } from '../../shared/connection';
 import { PageArgs } from '../../shared/pagination';
 import {
@@ -77,4 +86,50 @@ export class AccountArgs {
   @NotBlank()
   @TrimmedMaxLength(USER_LIMITS.account.max)
   account!: string;
+}
+
+@InputType({
+  description:
+    "Changes to the caller's own profile: a field left out stays as it is, null clears it.",
+})
+export class UpdateProfileInput {
+  @Field(() => String, {
+    nullable: true,
+    description: 'Display name, 8 to 40 characters (trimmed); cannot be cleared.',
+  })
+  // Absent leaves the name alone; null is refused (REQUIRED), as a name cannot be cleared.
+  @ValidateIf((input: UpdateProfileInput) => input.name !== undefined)
+  @NotBlank()
+  @TrimmedMinLength(USER_LIMITS.name.min)
+  @TrimmedMaxLength(USER_LIMITS.name.max)
+  name?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Short biography, at most 200 characters (trimmed; empty clears it).',
+  })
+  @IsOptional()
+  @IsString()
+  @TrimmedMaxLength(USER_LIMITS.bio.max)
+  bio?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Phone number, at most 20 characters (trimmed; empty clears it).',
+  })
+  @IsOptional()
+  @IsString()
+  @TrimmedMaxLength(USER_LIMITS.phone.max)
+  phone?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Date of birth, YYYY-MM-DD.' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  @Matches(/^\d{4}-\d{2}-\d{2}$/)
+  dob?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Id of the avatar photo (a UUID).' })
+  @IsOptional()
+  @IsUUID()
+  avatarPhotoId?: string | null;
 }

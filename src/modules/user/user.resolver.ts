@@ -1,14 +1,38 @@
-import { Args, Authorized, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
+import {
+  Arg,
+  Args,
+  Authorized,
+  Ctx,
+  Field,
+  FieldResolver,
+  Int,
+  Mutation,
+  ObjectType,
+  Query,
+  Resolver,
+  Root,
+} from 'type-graphql';
 import type { Context } from '../../context';
 import { Paginated } from '../../shared/pagination';
 import { Viewer } from '../../shared/viewer.decorator';
 import { User } from './user.entity';
 import type { UserRecord } from './user.store';
-import { AccountArgs, UserSearchArgs, UserSearchSliceArgs } from './user.inputs';
+import {
+  AccountArgs,
+  UpdateProfileInput,
+  UserSearchArgs,
+  UserSearchSliceArgs,
+} from './user.inputs';
 import { UserConnection } from './user.types';
 import type { ConnectionResult } from '../../shared/connection';
 
 export const UserPage = Paginated(User, 'UserPage');
+
+@ObjectType({ simpleResolvers: true, description: 'The answer to updateProfile.' })
+export class UpdateProfilePayload {
+  @Field(() => User, { description: 'The caller, as now stored.' })
+  user!: UserRecord;
+}
 
 @Resolver(() => User)
 export class UserResolver {
@@ -41,6 +65,20 @@ export class UserResolver {
     @Ctx() ctx: Context,
   ): Promise<ConnectionResult<UserRecord>> {
     return ctx.services.users.searchSlice(args.q, args);
+  }
+
+  @Authorized()
+  @Mutation(() => UpdateProfilePayload, {
+    description:
+      "Changes the caller's own name, bio, phone, date of birth or avatar; nothing else, and " +
+      "never another user's.",
+  })
+  async updateProfile(
+    @Arg('input', { description: 'The fields to change.' }) input: UpdateProfileInput,
+    @Viewer() viewer: UserRecord,
+    @Ctx() ctx: Context,
+  ): Promise<UpdateProfilePayload> {
+    return { user: await ctx.services.users.updateProfile(viewer, input) };
   }
 
   @FieldResolver(() => Int, { description: 'How many users this user follows.' })

@@ -6,8 +6,11 @@ import { type ConnectionResult, toConnection } from '../../shared/connection';
 import type { SliceRequest } from '../../db/keyset';
 import type { Page } from '../../shared/pagination';
 import type { Stores } from '../../stores';
-import type { RegisterArgs } from './user.inputs';
-import type { UserRecord } from './user.store';
+import type { RegisterArgs, UpdateProfileInput } from './user.inputs';
+import type { ProfileChanges, UserRecord } from './user.store';
+
+/** Optional text as stored: trimmed, and empty as null. */
+const optionalText = (value: string | null): string | null => value?.trim() || null;
 
 const emailTaken = () => new ConflictError('EMAIL_ALREADY_REGISTERED', 'Email already registered');
 const accountTaken = () =>
@@ -43,6 +46,31 @@ export class UserService {
       users_email_unique: emailTaken,
       users_account_unique: accountTaken,
     });
+  }
+
+  /**
+   * Changes the caller's own profile: only the fields given, and only these five, so email,
+   * account, roles and flags cannot change here.
+   */
+  updateProfile(viewer: UserRecord, input: UpdateProfileInput): Promise<UserRecord> {
+    const changes: ProfileChanges = {};
+    // Validation refuses a null name, so `name` is either absent or text.
+    if (typeof input.name === 'string') {
+      changes.name = input.name.trim();
+    }
+    if (input.bio !== undefined) {
+      changes.bio = optionalText(input.bio);
+    }
+    if (input.phone !== undefined) {
+      changes.phone = optionalText(input.phone);
+    }
+    if (input.dob !== undefined) {
+      changes.dob = input.dob;
+    }
+    if (input.avatarPhotoId !== undefined) {
+      changes.avatarPhotoId = input.avatarPhotoId?.toLowerCase() ?? null;
+    }
+    return this.stores.users.updateProfile(viewer.id, changes);
   }
 
   byAccount(account: string): Promise<UserRecord> {

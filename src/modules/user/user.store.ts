@@ -1,3 +1,4 @@
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { readAll } from '../../db/records';
 import { type ReadModel, readerOf, toReadModel } from '../../db/read-model';
@@ -12,6 +13,11 @@ export type UserRecord = ReadModel<User>;
 
 /** The fields a registration writes. */
 export type NewUser = Pick<User, 'name' | 'email' | 'account' | 'passwordHash'>;
+
+/** What a user may change of their own profile (absent: unchanged; null: cleared). */
+export type ProfileChanges = Partial<
+  Pick<User, 'name' | 'bio' | 'phone' | 'dob' | 'avatarPhotoId'>
+>;
 
 /** `%`, `_` and `\` are literal characters in a search text. */
 export const escapeLikePattern = (text: string): string => text.replace(/[\\%_]/g, '\\$&');
@@ -78,6 +84,30 @@ export class UserStore {
   /** A user with the password hash, for signing in by e-mail or account name. */
   withPasswordHash(by: { email: string } | { account: string }): Promise<User | null> {
     return this.em.findOne(User, by, { populate: ['passwordHash'] });
+  }
+
+  /** A user with the password hash, locked until the transaction ends (a password change). */
+  lockWithPasswordHash(id: string): Promise<User> {
+    return this.em.findOneOrFail(
+      User,
+      { id },
+      { populate: ['passwordHash'], lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+  }
+
+  /** Writes a new password hash for a user loaded by this store. */
+  async setPasswordHash(user: User, passwordHash: string): Promise<UserRecord> {
+    user.passwordHash = passwordHash;
+    await this.em.flush();
+    return toReadModel(user);
+  }
+
+  /** Changes profile fields of a user; USER_NOT_FOUND when there is no such user. */
+  async updateProfile(id: string, changes: ProfileChanges): Promise<UserRecord> {
+    const user = await this.em.findOneOrFail(User, { id });
+    this.em.assign(user, changes);
+    await this.em.flush();
+    return toReadModel(user);
   }
 
   /** Which of an e-mail address and an account name are taken. */

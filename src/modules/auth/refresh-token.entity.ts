@@ -1,0 +1,46 @@
+import { Entity, Index, ManyToOne, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
+import { User } from '../user/user.entity';
+
+/**
+ * One refresh token the service issued: its row is keyed by the JWT's `jti`. Tokens of one sign-in
+ * form a family (RFC 9700 §4.14.2): each use retires the token (`usedAt`, `replacedBy`) and issues
+ * its successor in the same family; presenting a retired token again revokes the whole family.
+ * Never answered to clients, so not a GraphQL type.
+ */
+@Entity({ tableName: 'refresh_tokens' })
+@Index({ name: 'refresh_tokens_family_idx', properties: ['familyId'] })
+@Index({ name: 'refresh_tokens_user_idx', properties: ['userId'] })
+@Index({ name: 'refresh_tokens_expires_idx', properties: ['expiresAt'] })
+export class RefreshToken {
+  [OptionalProps]?: 'issuedAt' | 'usedAt' | 'replacedBy' | 'revokedAt';
+
+  /** The token's `jti` claim. */
+  @PrimaryKey({ type: 'uuid' })
+  id!: string;
+
+  /** The sign-in this token descends from; carried in the token as the `fam` claim. */
+  @Property({ type: 'uuid' })
+  familyId!: string;
+
+  @ManyToOne(() => User, { mapToPk: true, fieldName: 'user_id', deleteRule: 'cascade' })
+  userId!: string;
+
+  @Property({ type: 'datetime', defaultRaw: 'now()' })
+  issuedAt: Date = new Date();
+
+  /** The token's `exp`: past it the row only waits to be pruned. */
+  @Property({ type: 'datetime' })
+  expiresAt!: Date;
+
+  /** When the token was first traded for its successor. */
+  @Property({ type: 'datetime', nullable: true })
+  usedAt: Date | null = null;
+
+  /** The `jti` of the first successor. */
+  @Property({ type: 'uuid', nullable: true })
+  replacedBy: string | null = null;
+
+  /** When the family was revoked (reuse, logout, password change). */
+  @Property({ type: 'datetime', nullable: true })
+  revokedAt: Date | null = null;
+}

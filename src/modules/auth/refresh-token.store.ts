@@ -1,0 +1,108 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { IssuedRefresh, RefreshClaims } from '../../auth/tokens';
+
+/** A refresh token's state, as a failed rotation needs it to decide what happened. */
+export interface RefreshTokenState {
+  familyId: string;
+  used: boolean;
+  revoked: boolean;
+}
+
+/** The token a rotation retires and the successor it records. */
+export interface Rotation {
+  jti: string;
+  familyId: string;
+  userId: string;
+  successor: IssuedRefresh;
+  /** Seconds after its first use during which the token may still be traded (0: never). */
+  reuseInterval: number;
+}
+
+const T = '"refresh_tokens"';
+
+// One statement retires the token and records its successor, so of two concurrent uses the second
+// waits on the row lock and then re-reads the row: with no reuse interval it finds it used and
+// inserts nothing. `used_at` and `replaced_by` keep their first values (the window never slides).
+const ROTATE =
+  `with retired as (update ${T} set "used_at" = coalesce("used_at", now()), ` +
+  `"replaced_by" = coalesce("replaced_by", ?) ` +
+  `where "id" = ? and "family_id" = ? and "user_id" = ? and "revoked_at" is null ` +
+  `and "expires_at" > now() and ("used_at" is null ` +
+  `or (?::int > 0 and "used_at" > now() - ?::int * interval '1 second')) ` +
+  `returning "family_id", "user_id") ` +
+  `insert into ${T} ("id", "family_id", "user_id", "expires_at") ` +
+  `select ?, "family_id", "user_id", ? from retired returning "id"`;
+const INSERT =
+  `insert into ${T} ("id", "family_id", "user_id", "expires_at") values (?, ?, ?, ?) ` +
+  `on conflict ("id") do nothing returning "id"`;
+const STATE =
+  `select "family_id", "used_at" is not null as "used", "revoked_at" is not null as "revoked" ` +
+  `from ${T} where "id" = ?`;
+const REVOKE_FAMILY_OF =
+  `update ${T} set "revoked_at" = now() where "family_id" = ` +
+  `(select "family_id" from ${T} where "id" = ?) and "revoked_at" is null returning "id"`;
+const REVOKE_USER = `update ${T} set "revoked_at" = now() where "user_id" = ? and "revoked_at" is null returning "id"`;
+const PRUNE =
+  `delete from ${T} where "id" in (select "id" from ${T} where "expires_at" < now() ` +
+  `order by "expires_at" limit ?) returning "id"`;
+
+/** Every read and write of refresh tokens (the `refresh_tokens` table). */
+export class RefreshTokenStore {
+  constructor(private readonly em: EntityManager) {}
+
+  private run(sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
+    return this.em.execute<Array<Record<string, unknown>>>(sql, params, 'all');
+  }
+
+  /** Records a token that starts a family (a sign-in). */
+  async start(userId: string, token: IssuedRefresh): Promise<void> {
+    await this.run(INSERT, [token.jti, token.familyId, userId, token.expiresAt]);
+  }
+
+  /**
+   * Records a token signed before refresh tokens were stateful, unused, in a family of its own;
+   * a concurrent adoption of the same token inserts nothing.
+   */
+  async adopt(claims: RefreshClaims, familyId: string): Promise<void> {
+    await this.run(INSERT, [claims.jti, familyId, claims.userId, claims.expiresAt]);
+  }
+
+  /** Retires a live token and records its successor; false when the token may not be traded. */
+  async rotate(rotation: Rotation): Promise<boolean> {
+    const { successor, reuseInterval } = rotation;
+    const rows = await this.run(ROTATE, [
+      successor.jti,
+      rotation.jti,
+      rotation.familyId,
+      rotation.userId,
+      reuseInterval,
+      reuseInterval,
+      successor.jti,
+      successor.expiresAt,
+    ]);
+    return rows.length === 1;
+  }
+
+  /** A token's family and state; null for a token never recorded (or already pruned). */
+  async state(jti: string): Promise<RefreshTokenState | null> {
+    const [row] = await this.run(STATE, [jti]);
+    return row
+      ? { familyId: row['family_id'] as string, used: !!row['used'], revoked: !!row['revoked'] }
+      : null;
+  }
+
+  /** Revokes every live token of the family `jti` belongs to; how many were live. */
+  async revokeFamilyOf(jti: string): Promise<number> {
+    return (await this.run(REVOKE_FAMILY_OF, [jti])).length;
+  }
+
+  /** Revokes every live token of a user; how many were live. */
+  async revokeUser(userId: string): Promise<number> {
+    return (await this.run(REVOKE_USER, [userId])).length;
+  }
+
+  /** Deletes up to `limit` expired tokens (their JWTs are refused by their `exp` anyway). */
+  async pruneExpired(limit: number): Promise<number> {
+    return (await this.run(PRUNE, [limit])).length;
+  }
+}
