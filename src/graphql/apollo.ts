@@ -9,6 +9,7 @@ import { operationLabelPlugin } from '../observability/graphql-operation';
 import { GRAPHQL_LIMITS, graphqlArmor } from './armor';
 import { compiledExecution } from './compiled-execution';
 import { formatError } from './format-error';
+import { nodeLimitPlugin } from './node-limit';
 import { playgroundLandingPage } from './playground';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -36,6 +37,7 @@ export function createApolloServer(options: {
     validationRules: armor.validationRules,
     plugins: [
       ...armor.plugins,
+      nodeLimitPlugin(options.schema),
       // No HTTP caching of GraphQL answers here; the plugin would cost a hook per field.
       ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginDrainHttpServer({ httpServer: options.httpServer }),

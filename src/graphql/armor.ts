@@ -5,7 +5,6 @@ export const GRAPHQL_LIMITS = {
   maxDepth: 10,
   maxAliases: 15,
   maxTokens: 2000,
-  maxCost: 5000,
   maxDirectives: 20,
 } as const;
 
@@ -17,11 +16,8 @@ export function graphqlArmor() {
     // graphql-js enforces the token limit while parsing (Apollo's parseOptions): a plugin
     // re-parsing the document would turn every syntax error into a 500.
     maxTokens: { enabled: false },
-    costLimit: {
-      maxCost: GRAPHQL_LIMITS.maxCost,
-      ignoreIntrospection: true,
-      flattenFragments: true,
-    },
+    // A static cost ignores page sizes: the node limit (node-limit.ts) counts what can come back.
+    costLimit: { enabled: false },
     maxDirectives: { n: GRAPHQL_LIMITS.maxDirectives },
     blockFieldSuggestion: { enabled: true },
   }).protect();

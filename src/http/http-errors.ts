@@ -49,6 +49,7 @@ const statusByCategory: Record<ErrorCategory, number> = {
   CONFLICT: 409,
   BAD_USER_INPUT: 422,
   TOO_MANY_REQUESTS: 429,
+  QUERY_TOO_LARGE: 400,
   SERVICE_UNAVAILABLE: 503,
   INTERNAL_SERVER_ERROR: 500,
 };

@@ -8,6 +8,7 @@ export type ErrorCategory =
   | 'BAD_USER_INPUT'
   | 'CONFLICT'
   | 'TOO_MANY_REQUESTS'
+  | 'QUERY_TOO_LARGE'
   | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_SERVER_ERROR';
 
@@ -90,6 +91,17 @@ export class TooManyRequestsError extends AppError {
   constructor(readonly retryAfterSeconds: number) {
     super('TOO_MANY_REQUESTS', 'TOO_MANY_REQUESTS', 'Too many attempts; try again later', {
       retryAfter: retryAfterSeconds,
+    });
+  }
+}
+
+/** A GraphQL operation that could answer more records than one request may (see node-limit). */
+export class QueryTooLargeError extends AppError {
+  constructor(nodes: number, maxNodes: number, message: string) {
+    super('QUERY_TOO_LARGE', 'QUERY_TOO_LARGE', message, {
+      nodes,
+      maxNodes,
+      http: { status: 400 },
     });
   }
 }
