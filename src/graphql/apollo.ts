@@ -9,6 +9,7 @@ import { operationLabelPlugin } from '../observability/graphql-operation';
 import { GRAPHQL_LIMITS, graphqlArmor } from './armor';
 import { compiledExecution } from './compiled-execution';
 import { formatError } from './format-error';
+import { jsonClientStatusPlugin } from './http-status';
 import { nodeLimitPlugin } from './node-limit';
 import { playgroundLandingPage } from './playground';
 
@@ -38,6 +39,7 @@ export function createApolloServer(options: {
     plugins: [
       ...armor.plugins,
       nodeLimitPlugin(options.schema),
+      jsonClientStatusPlugin(),
       // No HTTP caching of GraphQL answers here; the plugin would cost a hook per field.
       ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginDrainHttpServer({ httpServer: options.httpServer }),

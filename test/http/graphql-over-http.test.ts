@@ -1,0 +1,58 @@
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+/** The three request errors the graphql-http audit sends, each as a fetch body. */
+const FAILURES: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
+  ['a document that does not parse', { query: '{ me { id ' }],
+  ['a document that does not validate', { query: '{ nosuchfield }' }],
+  [
+    'variables that do not coerce',
+    { query: 'query ($id: String!) { meeting(meetingId: $id) { id } }', variables: { id: 7 } },
+  ],
+];
+
+describe('GraphQL over HTTP status codes', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  const post = (body: Record<string, unknown>, accept: string) =>
+    fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept },
+      body: JSON.stringify(body),
+    });
+
+  it.each(FAILURES)(
+    'answers %s with 200 and the errors to a client accepting only application/json',
+    async (_name, body) => {
+      const response = await post(body, 'application/json');
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      const result = (await response.json()) as { data?: unknown; errors?: unknown[] };
+      expect(result.data).toBeUndefined();
+      expect(result.errors?.length).toBeGreaterThan(0);
+    },
+  );
+
+  it.each(FAILURES)(
+    'answers %s with 400 to a client of application/graphql-response+json',
+    async (_name, body) => {
+      const response = await post(body, 'application/graphql-response+json');
+      expect(response.status).toBe(400);
+      expect(response.headers.get('content-type')).toMatch(/^application\/graphql-response\+json/);
+      const result = (await response.json()) as { errors?: unknown[] };
+      expect(result.errors?.length).toBeGreaterThan(0);
+    },
+  );
+
+  it('keeps 200 for a successful answer and 401-free errors in data for either type', async () => {
+    for (const accept of ['application/json', 'application/graphql-response+json']) {
+      const response = await post({ query: '{ __typename }' }, accept);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ data: { __typename: 'Query' } });
+    }
+  });
+});
