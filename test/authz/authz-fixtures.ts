@@ -73,6 +73,8 @@ export interface MeetingState {
   status: string;
   ownerId: string;
   title: string;
+  location: string;
+  startTime: string;
   updatedAt: string;
   participants: Array<{ id: string; userId: string; status: string; updatedAt: string }>;
 }
@@ -89,6 +91,8 @@ export async function meetingState(t: TestApp, meetingId: string): Promise<Meeti
     status: meeting.status,
     ownerId: meeting.ownerId,
     title: meeting.title,
+    location: meeting.location,
+    startTime: meeting.startTime.toISOString(),
     updatedAt: meeting.updatedAt.toISOString(),
     participants: participants.map((p) => ({
       id: p.id,
@@ -165,3 +169,14 @@ export const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 /** An ISO date-time `hours` from now. */
 export const inHours = (hours: number): string =>
   new Date(Date.now() + hours * 3_600_000).toISOString();
+
+/** Signs `user` in with their password (REST) and answers the refresh token of the new session. */
+export async function signIn(world: World, user: SeededUser): Promise<string> {
+  const login = await world.rest.post<{ refresh_token: string }>('/auth/login', {
+    json: { email: user.email, password: user.password },
+  });
+  if (login.status !== 200) {
+    throw new Error(`${user.account} cannot sign in: ${login.status}`);
+  }
+  return login.body.refresh_token;
+}

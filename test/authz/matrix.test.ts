@@ -3,9 +3,13 @@ import { join } from 'node:path';
 import {
   buildSchema,
   getNamedType,
+  getNullableType,
   type GraphQLField,
   type GraphQLObjectType,
   type GraphQLSchema,
+  type GraphQLInputType,
+  isInputObjectType,
+  isListType,
   isNonNullType,
   isObjectType,
 } from 'graphql';
@@ -22,127 +26,43 @@ import {
   inHours,
   type Member,
   meetingState,
-  type MeetingState,
   NOT_AUTHENTICATED_CHALLENGE,
   restOutcome,
   rowCounts,
+  signIn,
   startWorld,
   tokenOf,
   UNKNOWN_ID,
   type World,
 } from './authz-fixtures';
+import {
+  allowed,
+  type Capability,
+  type Check,
+  type CheckContext,
+  forEveryone,
+  forMembers,
+  lower,
+  MEETING_HIDDEN,
+  MEETING_ID,
+  NOT_A_PARTICIPANT,
+  ONLY_OWNER_ADDS,
+  type Outcome,
+  OWNER_CANNOT_DECLINE,
+  othersUnchanged,
+  rowOf,
+  type Scene,
+} from './matrix-capability';
+import { lifecycleCapabilities } from './matrix-lifecycle-rows';
+import { sessionCapabilities } from './matrix-session-rows';
 
 /*
  * The authorization matrix: every REST route of rest/routes.ts and every root field of the
  * GraphQL schema, called by each kind of caller, with the outcome the contract (§3-§5) requires.
- * Each case runs on a fresh meeting of `owner` that invites `participant` (status new).
+ * Each case runs on a fresh meeting of `owner` that invites `participant` (status new). The rows
+ * of the meeting lifecycle and of sessions (§7) are in matrix-lifecycle-rows.ts and
+ * matrix-session-rows.ts.
  */
-
-/** Everything one case works with: a fresh meeting, and users who are never the caller. */
-interface Scene {
-  world: World;
-  meeting: SeededMeeting;
-  /** A user to add to the meeting. */
-  guest: SeededUser;
-  /** A user to follow, invite and sign in as; never one of the callers. */
-  target: SeededUser;
-  /** A refresh token of `target`. */
-  refreshToken: string;
-  /** Unique per case, for registrations. */
-  n: number;
-}
-
-interface RestCall {
-  params?: Record<string, string>;
-  query?: Record<string, string>;
-  body?: RestBody;
-}
-
-interface GraphQLCall {
-  query: string;
-  variables?: Record<string, unknown>;
-}
-
-/** What an allowed call must have done, seen from its answer and the database. */
-interface CheckContext {
-  caller: Caller;
-  /** The caller's account (null for anonymous). */
-  user: SeededUser | null;
-  /** The answer's root value, camelCase whichever face answered. */
-  root: Record<string, unknown>;
-  scene: Scene;
-  before: MeetingState;
-  after: MeetingState;
-  face: 'REST' | 'GraphQL';
-}
-
-type Check = (c: CheckContext) => Promise<void> | void;
-
-type Outcome =
-  | { kind: 'allowed'; status: number; note?: string; check?: Check }
-  | { kind: 'refused'; status: number; code: string; category: string };
-
-const refused = (status: number, code: string, category: string): Outcome => ({
-  kind: 'refused',
-  status,
-  code,
-  category,
-});
-const allowed = (status: number, check?: Check, note?: string): Outcome => ({
-  kind: 'allowed',
-  status,
-  check,
-  note,
-});
-
-const NOT_AUTHENTICATED = refused(401, 'NOT_AUTHENTICATED', 'UNAUTHENTICATED');
-const MEETING_HIDDEN = refused(404, 'MEETING_NOT_FOUND', 'NOT_FOUND');
-const ONLY_OWNER_ADDS = refused(403, 'ONLY_MEETING_OWNER_CAN_ADD_PARTICIPANTS', 'FORBIDDEN');
-const NOT_A_PARTICIPANT = refused(403, 'NOT_A_PARTICIPANT', 'FORBIDDEN');
-const OWNER_CANNOT_DECLINE = refused(403, 'OWNER_CANNOT_DECLINE', 'FORBIDDEN');
-
-/** Every signed-in caller gets `outcome`, the anonymous one 401, unless overridden. */
-const forMembers = (
-  outcome: Outcome,
-  overrides: Partial<Record<Caller, Outcome>> = {},
-): Record<Caller, Outcome> => ({
-  anonymous: NOT_AUTHENTICATED,
-  stranger: outcome,
-  participant: outcome,
-  owner: outcome,
-  admin: outcome,
-  superuser: outcome,
-  ...overrides,
-});
-
-/** A public endpoint: the same for everyone, token or not. */
-const forEveryone = (outcome: Outcome): Record<Caller, Outcome> =>
-  forMembers(outcome, { anonymous: outcome });
-
-const lower = (value: unknown): string => String(value).toLowerCase();
-
-/** The participant rows other than `userId`'s are exactly as they were (status and updatedAt). */
-function othersUnchanged(before: MeetingState, after: MeetingState, userId: string): void {
-  const others = (state: MeetingState) => state.participants.filter((p) => p.userId !== userId);
-  expect(others(after)).toEqual(others(before));
-}
-
-function rowOf(state: MeetingState, userId: string) {
-  return state.participants.find((p) => p.userId === userId);
-}
-
-/** One capability of the service, with its REST routes and its GraphQL field. */
-interface Capability {
-  /** The verb phrase of the test names: "read the meeting". */
-  action: string;
-  rest: string[];
-  graphql: { operation: 'query' | 'mutation'; field: string };
-  restCall: (scene: Scene) => RestCall;
-  graphqlCall: (scene: Scene) => GraphQLCall;
-  outcomes: Record<Caller, Outcome>;
-}
-
-const MEETING_ID = '$meetingId: String!';
 
 const capabilities: Capability[] = [
   {
@@ -584,6 +504,8 @@ const capabilities: Capability[] = [
       owner: OWNER_CANNOT_DECLINE,
     }),
   },
+  ...lifecycleCapabilities,
+  ...sessionCapabilities,
 ];
 
 /** Every route of the REST table, as `METHOD /path`. */
@@ -651,10 +573,7 @@ describe('the authorization matrix', () => {
   beforeAll(async () => {
     world = await startWorld();
     [guest, target] = (await world.t.seed.users(2)) as [SeededUser, SeededUser];
-    const login = await world.rest.post<{ refresh_token: string }>('/auth/login', {
-      json: { email: target.email, password: target.password },
-    });
-    refreshToken = login.body.refresh_token;
+    refreshToken = await signIn(world, target);
     console.log(
       `authz matrix: ${endpointCount} endpoints (${restRouteKeys.length} REST routes + ` +
         `${endpointCount - restRouteKeys.length} GraphQL root fields) × ${CALLERS.length} callers ` +
@@ -673,6 +592,9 @@ describe('the authorization matrix', () => {
     expect(rootFieldKeys(world.t.instance.schema)).toEqual(rootFieldKeys(sdl));
     expect(cases).toHaveLength(endpointCount * CALLERS.length);
   });
+
+  const userOf = (caller: Caller): SeededUser | null =>
+    caller === 'anonymous' ? null : world.users[caller as Member];
 
   async function perform(c: Case, scene: Scene): Promise<{ outcome: unknown; root: unknown }> {
     const token = tokenOf(world, c.caller);
@@ -693,7 +615,7 @@ describe('the authorization matrix', () => {
       const outcome = restOutcome(response);
       return { outcome, root: camelize(response.body) };
     }
-    const call = c.capability.graphqlCall(scene);
+    const call = await c.capability.graphqlCall(scene, userOf(c.caller));
     const result = await world.t.gql.request(call.query, call.variables ?? {}, token);
     const data = (result.data ?? null) as Record<string, unknown> | null;
     return {
@@ -742,7 +664,17 @@ describe('the authorization matrix', () => {
       it.each(endpointCases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
         counter += 1;
         const meeting = await freshMeeting(world);
-        const scene: Scene = { world, meeting, guest, target, refreshToken, n: counter };
+        let session: Promise<string> | undefined;
+        const scene: Scene = {
+          world,
+          meeting,
+          guest,
+          target,
+          refreshToken,
+          session: () => (session ??= signIn(world, target)),
+          n: counter,
+        };
+        await c.capability.prepare?.(scene);
         const countsBefore = await rowCounts(world.t);
         const before = await meetingState(world.t, meeting.id);
         const { outcome, root } = await perform(c, scene);
@@ -754,7 +686,7 @@ describe('the authorization matrix', () => {
           expect(await rowCounts(world.t)).toEqual(countsBefore);
           return;
         }
-        const user = c.caller === 'anonymous' ? null : world.users[c.caller as Member];
+        const user = userOf(c.caller);
         await c.outcome.check?.({
           caller: c.caller,
           user,
@@ -825,6 +757,25 @@ const describePath = (path: NestedPath): string =>
 
 const nestedPaths = pathsToMeetings(sdl);
 
+/** What a probe must give of some arguments or input fields: the non-null ones without default. */
+function requiredOf<T extends { type: GraphQLInputType; defaultValue?: unknown }>(
+  fields: readonly T[],
+): T[] {
+  return fields.filter((field) => isNonNullType(field.type) && field.defaultValue === undefined);
+}
+
+/**
+ * Whether an argument names a meeting: it is `meetingId`, or an input object whose required
+ * fields (those a probe gives) name one, however deep (`input: { meetingId }`).
+ */
+function namesMeeting(arg: { name: string; type: GraphQLInputType }): boolean {
+  const named = getNamedType(arg.type);
+  return (
+    arg.name === 'meetingId' ||
+    (isInputObjectType(named) && requiredOf(Object.values(named.getFields())).some(namesMeeting))
+  );
+}
+
 describe('nested reachability of a hidden meeting', () => {
   let world: World;
   let hidden: SeededMeeting;
@@ -868,8 +819,14 @@ describe('nested reachability of a hidden meeting', () => {
     expect(roots.sort()).toEqual([
       'mutation addParticipant',
       'mutation approveMeeting',
+      'mutation cancelMeeting',
+      'mutation completeMeeting',
       'mutation createMeeting',
       'mutation declineMeeting',
+      'mutation leaveMeeting',
+      'mutation removeParticipant',
+      'mutation rescheduleMeeting',
+      'mutation updateMeeting',
       'query invitations',
       'query meeting',
       'query meetingRequests',
@@ -886,6 +843,9 @@ describe('nested reachability of a hidden meeting', () => {
       )
       .map((type) => type.name);
     expect(holders.sort()).toEqual([
+      'CancelMeetingPayload',
+      'CompleteMeetingPayload',
+      'LeaveMeetingPayload',
       'Meeting',
       'MeetingConnection',
       'MeetingEdge',
@@ -894,18 +854,27 @@ describe('nested reachability of a hidden meeting', () => {
       'ParticipantConnection',
       'ParticipantEdge',
       'Query',
+      'RemoveParticipantPayload',
+      'RescheduleMeetingPayload',
+      'UpdateMeetingPayload',
     ]);
     expect(nestedPaths.map(describePath)).toEqual(
       expect.arrayContaining([
         'query meetingRequests.meeting.participants',
         'query meeting.participants.meeting',
         'mutation addParticipant.meeting.participants',
+        'mutation updateMeeting.meeting.participants',
+        'mutation leaveMeeting.meeting.participants.meeting',
       ]),
     );
   });
 
-  /** Values for the root arguments: every id argument names the hidden meeting or its owner. */
-  function argumentValue(world: World, name: string): unknown {
+  /**
+   * Values for the root arguments: every id argument names the hidden meeting or its owner. An
+   * argument with no value of its own name that takes an input object gets one built from that
+   * type's required fields, each valued by the same rule (`input: { meetingId, userId, ... }`).
+   */
+  function argumentValue(world: World, name: string, type: GraphQLInputType): unknown {
     const { owner, participant } = world.users;
     const values: Record<string, unknown> = {
       meetingId: hidden.id,
@@ -914,11 +883,21 @@ describe('nested reachability of a hidden meeting', () => {
       q: owner.account,
       meeting: { title: 'Stranger probe', startTime: inHours(40), location: 'Probe room 1' },
       participants: [{ userId: participant.id }],
+      startTime: inHours(50),
     };
-    if (!(name in values)) {
-      throw new Error(`no probe value for argument ${name}`);
+    if (name in values) {
+      return values[name];
     }
-    return values[name];
+    const named = getNamedType(type);
+    if (isInputObjectType(named) && !isListType(getNullableType(type))) {
+      return Object.fromEntries(
+        requiredOf(Object.values(named.getFields())).map((field) => [
+          field.name,
+          argumentValue(world, field.name, field.type),
+        ]),
+      );
+    }
+    throw new Error(`no probe value for argument ${name}: ${String(type)}`);
   }
 
   function probe(path: NestedPath): { query: string; variables: Record<string, unknown> } {
@@ -935,11 +914,9 @@ describe('nested reachability of a hidden meeting', () => {
     for (const hop of [...rest].reverse()) {
       selection = `__typename ${hop.field.name} { ${selection} }`;
     }
-    const required = root.field.args.filter(
-      (arg) => isNonNullType(arg.type) && arg.defaultValue === undefined,
-    );
+    const required = requiredOf(root.field.args);
     const variables = Object.fromEntries(
-      required.map((arg) => [arg.name, argumentValue(world, arg.name)]),
+      required.map((arg) => [arg.name, argumentValue(world, arg.name, arg.type)]),
     );
     const definitions = required.map((arg) => `$${arg.name}: ${String(arg.type)}`).join(', ');
     const args = required.map((arg) => `${arg.name}: $${arg.name}`).join(', ');
@@ -961,7 +938,7 @@ describe('nested reachability of a hidden meeting', () => {
       for (const id of hiddenParticipantIds) {
         expect(text).not.toContain(id);
       }
-      if (path.hops[0]?.field.args.some((arg) => arg.name === 'meetingId')) {
+      if (path.hops[0]?.field.args.some(namesMeeting)) {
         expect(result.errors?.[0]?.extensions).toEqual({
           code: 'NOT_FOUND',
           reason: 'MEETING_NOT_FOUND',
@@ -1044,7 +1021,19 @@ describe('nested reachability of a hidden meeting', () => {
       },
     );
 
-    const graphqlProbes: Array<[string, string]> = [
+    /** The variables of a probe of a meeting; by default `meetingId`, and `userId` when asked for. */
+    type ProbeVariables = (meetingId: string, userId: string) => Record<string, unknown>;
+    /** A lifecycle mutation's probe: its one `input` object (CONTRACT.md §7). */
+    const lifecycleProbe = (
+      field: string,
+      inputType: string,
+      input: ProbeVariables = (meetingId) => ({ meetingId }),
+    ): [string, ProbeVariables] => [
+      `mutation ($input: ${inputType}!) { ${field}(input: $input) { meeting { id } } }`,
+      (meetingId, userId) => ({ input: input(meetingId, userId) }),
+    ];
+
+    const graphqlProbes: Array<[string, string, ProbeVariables?]> = [
       ['reads', `query (${MEETING_ID}) { meeting(meetingId: $meetingId) { id } }`],
       [
         'adds to',
@@ -1052,17 +1041,53 @@ describe('nested reachability of a hidden meeting', () => {
       ],
       ['approves', `mutation (${MEETING_ID}) { approveMeeting(meetingId: $meetingId) { id } }`],
       ['declines', `mutation (${MEETING_ID}) { declineMeeting(meetingId: $meetingId) { id } }`],
+      [
+        'edits',
+        ...lifecycleProbe('updateMeeting', 'UpdateMeetingInput', (meetingId) => ({
+          meetingId,
+          title: 'Stranger edit',
+        })),
+      ],
+      [
+        'reschedules',
+        ...lifecycleProbe('rescheduleMeeting', 'RescheduleMeetingInput', (meetingId) => ({
+          meetingId,
+          startTime: inHours(50),
+        })),
+      ],
+      ['cancels', ...lifecycleProbe('cancelMeeting', 'CancelMeetingInput')],
+      ['completes', ...lifecycleProbe('completeMeeting', 'CompleteMeetingInput')],
+      [
+        'removes a participant from',
+        ...lifecycleProbe('removeParticipant', 'RemoveParticipantInput', (meetingId, userId) => ({
+          meetingId,
+          userId,
+        })),
+      ],
+      ['leaves', ...lifecycleProbe('leaveMeeting', 'LeaveMeetingInput')],
     ];
 
-    it.each(graphqlProbes)(
+    /** The meeting's arguments, as the probes of meetingId (and userId) have always sent them. */
+    const byArguments =
+      (query: string): ProbeVariables =>
+      (meetingId, userId) =>
+        query.includes('$userId') ? { meetingId, userId } : { meetingId };
+
+    // Every row gets its variables, so no row is shorter than the test's parameters (jest would
+    // pass its `done` callback in the missing place).
+    it.each(
+      graphqlProbes.map(
+        ([verb, query, variablesOf]) => [verb, query, variablesOf ?? byArguments(query)] as const,
+      ),
+    )(
       'a stranger who %s a hidden, a cancelled hidden and an unknown meeting gets the same NOT_FOUND (GraphQL)',
-      async (_verb, query) => {
+      async (_verb, query, variablesOf) => {
         const { stranger, participant } = world.users;
         const answers = [];
         for (const meetingId of [hidden.id, cancelled.id, UNKNOWN_ID]) {
           const result = await world.t.gql.request(
             query,
-            query.includes('$userId') ? { meetingId, userId: participant.id } : { meetingId },
+            variablesOf(meetingId, participant.id),
             stranger.token,
           );
           answers.push({ data: result.data, codes: result.errors?.map((e) => e.extensions) });
