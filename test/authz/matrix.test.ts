@@ -719,6 +719,9 @@ interface NestedPath {
 
 const TARGET_TYPES = new Set(['Meeting', 'Participant']);
 
+/** How many records a probe asks of each list that takes a size. */
+const PROBE_SLICE = 5;
+
 /** Every path from a root field that ends on a Meeting or Participant, each edge used once. */
 function pathsToMeetings(schema: GraphQLSchema): NestedPath[] {
   const found: NestedPath[] = [];
@@ -900,6 +903,15 @@ describe('nested reachability of a hidden meeting', () => {
     throw new Error(`no probe value for argument ${name}: ${String(type)}`);
   }
 
+  /**
+   * Small slices on every list that takes a size (`first` or `limit`): nested lists multiply, and
+   * the service refuses operations that could answer too many records (QUERY_TOO_LARGE).
+   */
+  function sliceArgument(args: readonly { name: string }[]): string | null {
+    const size = args.find((arg) => arg.name === 'first' || arg.name === 'limit');
+    return size ? `${size.name}: ${PROBE_SLICE}` : null;
+  }
+
   function probe(path: NestedPath): { query: string; variables: Record<string, unknown> } {
     const [root, ...rest] = path.hops;
     if (!root) {
@@ -912,14 +924,18 @@ describe('nested reachability of a hidden meeting', () => {
         ? '__typename id title ownerId'
         : '__typename id meetingId userId';
     for (const hop of [...rest].reverse()) {
-      selection = `__typename ${hop.field.name} { ${selection} }`;
+      const size = sliceArgument(hop.field.args);
+      selection = `__typename ${hop.field.name}${size ? `(${size})` : ''} { ${selection} }`;
     }
     const required = requiredOf(root.field.args);
     const variables = Object.fromEntries(
       required.map((arg) => [arg.name, argumentValue(world, arg.name, arg.type)]),
     );
     const definitions = required.map((arg) => `$${arg.name}: ${String(arg.type)}`).join(', ');
-    const args = required.map((arg) => `${arg.name}: $${arg.name}`).join(', ');
+    const args = [
+      ...required.map((arg) => `${arg.name}: $${arg.name}`),
+      ...[sliceArgument(root.field.args)].filter((size): size is string => size !== null),
+    ].join(', ');
     const query = `${path.operation} Probe${definitions ? `(${definitions})` : ''} {
       ${root.field.name}${args ? `(${args})` : ''} { __typename ${selection} }
     }`;
