@@ -101,8 +101,9 @@ export function buildOrmOptions(
 
 /**
  * Opens the ORM with every driver and pool error classified where it enters: statements (the
- * platform's exception converter, which the ORM and selectRows both call) and the transaction
- * calls that bypass it (begin acquires a connection; commit and rollback may find it lost).
+ * platform's exception converter, which the ORM and selectRows both call), statements sent
+ * straight through the connection (query builders' `execute`), and the transaction calls that
+ * bypass the converter (begin acquires a connection; commit and rollback may find it lost).
  */
 async function initOrm(options: Options): Promise<MikroORM> {
   const orm = await MikroORM.init(options);
@@ -113,7 +114,7 @@ async function initOrm(options: Options): Promise<MikroORM> {
       ? exception
       : (classifyDatabaseError(convert(exception)) as DriverException);
   const connection = orm.em.getConnection();
-  for (const method of ['begin', 'commit', 'rollback'] as const) {
+  for (const method of ['execute', 'begin', 'commit', 'rollback'] as const) {
     const call = connection[method].bind(connection) as (...args: unknown[]) => Promise<unknown>;
     Object.assign(connection, {
       [method]: (...args: unknown[]) =>
