@@ -90,6 +90,10 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
   let shuttingDown = false;
   httpServer.requestTimeout = config.requestTimeoutMs;
   httpServer.headersTimeout = Math.min(config.requestTimeoutMs, 60_000);
+  // Idle keep-alive connections stay open longer than clients and proxies keep theirs (60 s is
+  // the common load-balancer idle time; Node's default is 5 s): a server closing a socket at the
+  // moment a client reuses it makes that request fail with no answer, seen under load.
+  httpServer.keepAliveTimeout = 65_000;
   app.disable('x-powered-by');
   // API answers are never revalidated; hashing every body for an ETag is wasted work.
   app.set('etag', false);
