@@ -75,6 +75,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     audience: config.auth.audience,
     accessTokenTtl: config.auth.accessTokenTtl,
     refreshTokenTtl: config.auth.refreshTokenTtl,
+    refreshReuseInterval: config.auth.refreshReuseInterval,
     external: config.auth.external,
   });
   const deps: AppDependencies = {

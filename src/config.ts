@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { REFRESH_REUSE_INTERVAL } from './auth/tokens';
 
 export const DEFAULT_JWT_SECRET = 'dev-only-signing-secret-change-me';
 
@@ -44,6 +45,12 @@ const schema = z
       .min(60)
       .max(365 * 86_400)
       .default(30 * 86_400),
+    REFRESH_TOKEN_REUSE_INTERVAL: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(300)
+      .default(REFRESH_REUSE_INTERVAL),
     OAUTH_EXTERNAL_ISSUER: z.string().min(1).optional(),
     OAUTH_EXTERNAL_JWKS_URL: optionalUrl,
     OAUTH_EXTERNAL_AUDIENCE: z.string().min(1).optional(),
@@ -162,6 +169,8 @@ export interface Config {
     audience: string;
     accessTokenTtl: number;
     refreshTokenTtl: number;
+    /** Seconds a used refresh token may be traded again (0: strict rotation). */
+    refreshReuseInterval: number;
     external: { issuer: string; jwksUrl: string; audience: string | null } | null;
   };
 }
@@ -216,6 +225,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       audience: env.JWT_AUDIENCE,
       accessTokenTtl: env.ACCESS_TOKEN_TTL,
       refreshTokenTtl: env.REFRESH_TOKEN_TTL,
+      refreshReuseInterval: env.REFRESH_TOKEN_REUSE_INTERVAL,
       external:
         env.OAUTH_EXTERNAL_ISSUER && env.OAUTH_EXTERNAL_JWKS_URL
           ? {

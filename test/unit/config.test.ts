@@ -9,6 +9,14 @@ describe('configuration', () => {
     expect(config.auth.refreshTokenTtl).toBe(30 * 86400);
   });
 
+  it('lets refresh tokens be retried for 30 s by default, 0 for strict rotation, never negative', () => {
+    expect(loadConfig({}).auth.refreshReuseInterval).toBe(30);
+    expect(loadConfig({ REFRESH_TOKEN_REUSE_INTERVAL: '0' }).auth.refreshReuseInterval).toBe(0);
+    expect(() => loadConfig({ REFRESH_TOKEN_REUSE_INTERVAL: '-1' })).toThrow(
+      /REFRESH_TOKEN_REUSE_INTERVAL/,
+    );
+  });
+
   it('uses PostgreSQL when DATABASE_URL is set', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x' }).database).toEqual({
       kind: 'postgres',
