@@ -17,9 +17,9 @@ import {
   completionRefusal,
   isClosed,
   managesMeeting,
-  seesMeeting,
   statusAfterDeparture,
 } from './meeting.rules';
+import { lockVisible, requireVisibleUsers } from './meeting.service';
 import type { LockedMeeting, MeetingRecord } from './meeting.store';
 
 /** The columns an edit writes. */
@@ -94,11 +94,7 @@ export class MeetingLifecycleService {
     return this.change(viewer, input.meetingId, async ({ meeting }, tx) => {
       requireManager(viewer, meeting, 'ONLY_MEETING_OWNER_CAN_EDIT');
       requireOpen(meeting);
-      const named = [edits.appointedBy, edits.assignedTo].filter((id): id is string => !!id);
-      const referenced = [...new Set(named)];
-      if ((await tx.users.countVisible(referenced)) !== referenced.length) {
-        throw new NotFoundError('USER_NOT_FOUND', 'User not found');
-      }
+      await requireVisibleUsers(tx, [edits.appointedBy, edits.assignedTo]);
       Object.assign(meeting, edits);
     });
   }
@@ -186,10 +182,7 @@ export class MeetingLifecycleService {
   ): Promise<MeetingRecord> {
     const id = meetingId.toLowerCase();
     const meeting = await this.stores.transaction(async (tx) => {
-      const locked = await tx.meetings.lock(id);
-      if (!locked || !seesMeeting(viewer, locked.meeting, locked.participants)) {
-        throw new NotFoundError('MEETING_NOT_FOUND', 'Meeting not found');
-      }
+      const locked = await lockVisible(tx, viewer, id);
       await work(locked, tx);
       return locked.meeting;
     });

@@ -113,13 +113,7 @@ export class MeetingService {
     const { meeting: input } = args;
     const appointedBy = input.appointedBy?.toLowerCase() ?? null;
     const assignedTo = input.assignedTo?.toLowerCase() ?? null;
-    // Ids are compared lower-cased, so one user given in two letter cases counts once.
-    const referenced = [
-      ...new Set([...invited, appointedBy, assignedTo].filter((id): id is string => !!id)),
-    ];
-    if ((await this.stores.users.countVisible(referenced)) !== referenced.length) {
-      throw userNotFound();
-    }
+    await requireVisibleUsers(this.stores, [...invited, appointedBy, assignedTo]);
     const meeting = this.stores.meetings.create({
       title: input.title.trim(),
       ...(input.type ? { type: input.type } : {}),
@@ -230,8 +224,22 @@ export class MeetingService {
   }
 }
 
+/**
+ * Every id given names a visible user, or USER_NOT_FOUND. Ids come lower-cased, so one user given
+ * in two letter cases counts once.
+ */
+export async function requireVisibleUsers(
+  stores: Stores,
+  ids: ReadonlyArray<string | null | undefined>,
+): Promise<void> {
+  const referenced = [...new Set(ids.filter((id): id is string => !!id))];
+  if ((await stores.users.countVisible(referenced)) !== referenced.length) {
+    throw userNotFound();
+  }
+}
+
 /** Locks the meeting for the transaction and checks that the viewer may see it. */
-async function lockVisible(
+export async function lockVisible(
   tx: Stores,
   viewer: UserRecord,
   meetingId: string,

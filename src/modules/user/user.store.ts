@@ -135,7 +135,7 @@ export class UserStore {
     const pattern = `%${escapeLikePattern(text)}%`;
     const matches = [pattern, pattern, pattern];
     // ilike patterns plan badly as generic plans: not prepared.
-    const [rows, counted] = await Promise.all([
+    const [rows, count] = await Promise.all([
       selectRows(
         this.em,
         `${SEARCH.select}${pageClause(page)}`,
@@ -144,9 +144,9 @@ export class UserStore {
           prepared: false,
         },
       ),
-      selectRows(this.em, SEARCH.count, [text, text, ...matches], { prepared: false }),
+      this.countMatches(text, pattern),
     ]);
-    return { data: readAll(users, rows), count: Number(counted[0]?.['total'] ?? 0) };
+    return { data: readAll(users, rows), count };
   }
 
   /** A slice of the visible users matching a text, by name, and their count. */
