@@ -15,7 +15,12 @@ import type { Config } from './config';
 import { type AppDependencies, createContext } from './context';
 import { type Database, openDatabase } from './db/orm';
 import { QueryCounter } from './db/query-stats';
+import { EventHub } from './events/event-hub';
+import { startLiveServer } from './events/live-server';
+import { NoticeListener } from './events/notice-listener';
+import { graphqlArmor } from './graphql/armor';
 import { createApolloServer, GRAPHQL_PATH } from './graphql/apollo';
+import { formatError } from './graphql/format-error';
 import { playgroundAssets, playgroundAssetsMount, renderPlayground } from './graphql/playground';
 import { healthRoutes } from './http/health.routes';
 import { errorHandler, notFound } from './http/http-errors';
@@ -136,6 +141,30 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
         createContext(deps, { authorization: req.headers.authorization, ip: req.ip ?? 'unknown' }),
     }),
   );
+  const hub = new EventHub();
+  const listener = new NoticeListener({
+    url: database.url,
+    logger,
+    onNotice: (notice) => hub.deliver(notice),
+    onConnectionChange: (state) => {
+      if (state === 'lost') {
+        metrics?.live.listenerReconnects.inc();
+      }
+    },
+  });
+  await listener.start();
+  const live = startLiveServer({
+    httpServer,
+    path: GRAPHQL_PATH,
+    schema,
+    deps,
+    hub,
+    limits: config.subscriptions,
+    logger,
+    metrics: metrics?.live ?? null,
+    validationRules: graphqlArmor().validationRules,
+    formatError: formatError(logger),
+  });
   app.use(REST_PREFIX, docsRouter(schema));
   app.use(REST_PREFIX, restRouter({ schema, deps, logger }));
   app.use(notFound);
@@ -171,6 +200,9 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
       }
       closed = true;
       shuttingDown = true;
+      // Subscribers are told the server is going away (1001) while the database is still there.
+      await live.close();
+      await listener.close();
       // Stops accepting connections and waits for in-flight requests (drain plugin).
       await apollo.stop();
       if (httpServer.listening) {

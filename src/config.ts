@@ -76,6 +76,9 @@ const schema = z
     COMPRESSION: boolean.default(true),
     COMPRESSION_THRESHOLD_BYTES: z.coerce.number().int().min(0).default(COMPRESSION_THRESHOLD),
     OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
+    SUBSCRIPTIONS_PER_SOCKET: z.coerce.number().int().min(1).max(1000).default(20),
+    SOCKETS_PER_USER: z.coerce.number().int().min(1).max(1000).default(10),
+    SUBSCRIPTION_QUEUE_SIZE: z.coerce.number().int().min(1).max(10_000).default(100),
   })
   .superRefine((env, ctx) => {
     if (
@@ -156,6 +159,12 @@ export interface Config {
   clusterWorkers: number;
   /** Origins allowed to call the API from a browser; empty: same origin only; `*`: any. */
   corsOrigins: string[];
+  /**
+   * Bounds on GraphQL subscriptions (WebSocket): subscriptions one socket may carry, sockets one
+   * user may hold open on one instance, and events held for a subscriber that does not keep up
+   * (one more closes its socket).
+   */
+  subscriptions: { perSocket: number; socketsPerUser: number; queueSize: number };
   rateLimits: {
     redisUrl: string | null;
     perIp: number;
@@ -212,6 +221,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: env.CORS_ORIGINS.split(',')
       .map((origin) => origin.trim())
       .filter(Boolean),
+    subscriptions: {
+      perSocket: env.SUBSCRIPTIONS_PER_SOCKET,
+      socketsPerUser: env.SOCKETS_PER_USER,
+      queueSize: env.SUBSCRIPTION_QUEUE_SIZE,
+    },
     rateLimits: {
       redisUrl: env.REDIS_URL ?? null,
       perIp: env.RATE_LIMIT_AUTH_PER_IP,

@@ -3,6 +3,7 @@ import type { AttemptLimiter, CountAttempt } from './auth/attempt-limiter';
 import { type AuthState, authenticate } from './auth/authenticate';
 import type { PasswordHasher } from './auth/password';
 import type { TokenService } from './auth/tokens';
+import type { LiveScope } from './events/live-scope';
 import { createLoaders, type Loaders } from './loaders';
 import { createStores } from './stores';
 import { AuthService } from './modules/auth/auth.service';
@@ -39,10 +40,16 @@ export interface Context {
     meetings: MeetingService;
     meetingLifecycle: MeetingLifecycleService;
   };
+  /** A subscription's events (WebSocket only); null for queries and mutations over HTTP. */
+  live: LiveScope | null;
 }
 
 /** Builds a fresh context: a forked entity manager, new loaders, the caller from the token. */
-export async function createContext(deps: AppDependencies, request: RequestInfo): Promise<Context> {
+export async function createContext(
+  deps: AppDependencies,
+  request: RequestInfo,
+  live: LiveScope | null = null,
+): Promise<Context> {
   const em = deps.orm.em.fork();
   const stores = createStores(em);
   const loaders = createLoaders(stores);
@@ -67,5 +74,6 @@ export async function createContext(deps: AppDependencies, request: RequestInfo)
       meetings: new MeetingService(stores, loaders),
       meetingLifecycle: new MeetingLifecycleService(stores, loaders),
     },
+    live,
   } satisfies Context;
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { EventStore } from './events/event.store';
 import { RefreshTokenStore } from './modules/auth/refresh-token.store';
 import { FollowStore } from './modules/follow/follow.store';
 import { MeetingStore } from './modules/meeting/meeting.store';
@@ -12,6 +13,8 @@ export interface Stores {
   participants: ParticipantStore;
   follows: FollowStore;
   refreshTokens: RefreshTokenStore;
+  /** Change notices for subscribers on every instance (sent with the transaction's commit). */
+  events: EventStore;
   /** Runs `work` in a transaction, with stores over it; commits when it returns. */
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
 }
@@ -23,6 +26,7 @@ export function createStores(em: EntityManager): Stores {
     participants: new ParticipantStore(em),
     follows: new FollowStore(em),
     refreshTokens: new RefreshTokenStore(em),
+    events: new EventStore(em),
     transaction: (work) => em.transactional((tx) => work(createStores(tx))),
   };
 }

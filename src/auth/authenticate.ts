@@ -9,6 +9,11 @@ export type AuthState =
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
+/** The token of a well-formed `Authorization: Bearer` header, else null. */
+export function bearerToken(header: string | undefined): string | null {
+  return (header && BEARER.exec(header)?.[1]) || null;
+}
+
 /** Resolves the caller from an `Authorization` header (RFC 6750); never throws for bad tokens. */
 export async function authenticate(
   header: string | undefined,
@@ -18,13 +23,13 @@ export async function authenticate(
   if (!header || !/^Bearer(\s|$)/i.test(header)) {
     return { user: null, failure: 'NOT_AUTHENTICATED' };
   }
-  const match = BEARER.exec(header);
-  if (!match?.[1]) {
+  const token = bearerToken(header);
+  if (!token) {
     return { user: null, failure: 'INVALID_TOKEN' };
   }
   let subject;
   try {
-    subject = await tokens.verifyAccessToken(match[1]);
+    subject = await tokens.verifyAccessToken(token);
   } catch (error) {
     if (error instanceof InvalidTokenError) {
       return { user: null, failure: 'INVALID_TOKEN' };

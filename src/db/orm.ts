@@ -28,6 +28,8 @@ export interface OpenOptions {
 export interface Database {
   orm: MikroORM;
   kind: DatabaseConfig['kind'];
+  /** The server's connection URL (for connections of their own, such as the event listener). */
+  url: string;
   close(): Promise<void>;
 }
 
@@ -168,5 +170,5 @@ export async function openDatabase(
     await orm.close(true);
     await server?.stop();
   };
-  return { orm, kind: config.kind, close };
+  return { orm, kind: config.kind, url, close };
 }

@@ -12,6 +12,7 @@ import { formatError } from './format-error';
 import { jsonClientStatusPlugin } from './http-status';
 import { nodeLimitPlugin } from './node-limit';
 import { playgroundLandingPage } from './playground';
+import { subscriptionsOverWebSocketPlugin } from './subscriptions-over-websocket';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -40,6 +41,7 @@ export function createApolloServer(options: {
       ...armor.plugins,
       nodeLimitPlugin(options.schema),
       jsonClientStatusPlugin(),
+      subscriptionsOverWebSocketPlugin(),
       // No HTTP caching of GraphQL answers here; the plugin would cost a hook per field.
       ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginDrainHttpServer({ httpServer: options.httpServer }),

@@ -1,7 +1,14 @@
 import cluster from 'node:cluster';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
-import { AggregatorRegistry, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import {
+  AggregatorRegistry,
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+} from 'prom-client';
 
 /** What the connection pool (tarn, under knex) tells about itself. */
 interface PoolState {
@@ -17,6 +24,17 @@ function poolOf(orm: MikroORM): PoolState | undefined {
   return typeof pool?.numPendingAcquires === 'function' ? pool : undefined;
 }
 
+/** What the WebSocket subscriptions report (src/events/). */
+export interface LiveMetrics {
+  socketsOpen: Gauge;
+  subscriptionsActive: Gauge;
+  eventsDelivered: Counter;
+  /** Events not delivered: `slow_consumer` (its queue was full) or `error` (reading it failed). */
+  eventsDropped: Counter<'reason'>;
+  /** Times the event listener lost its database connection. */
+  listenerReconnects: Counter;
+}
+
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /**
@@ -27,6 +45,7 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 1
 export class Metrics {
   readonly registry: Registry;
   private readonly duration: Histogram<'method' | 'route' | 'status'>;
+  readonly live: LiveMetrics;
 
   constructor(orm: MikroORM) {
     this.registry = cluster.isWorker ? new AggregatorRegistry() : new Registry();
@@ -61,6 +80,35 @@ export class Metrics {
     for (const [name, help, read] of gauges) {
       new Gauge({ name, help, registers: [this.registry], collect: pool(read) });
     }
+    const registers = [this.registry];
+    this.live = {
+      socketsOpen: new Gauge({
+        name: 'graphql_ws_sockets_open',
+        help: 'WebSocket connections authenticated and open',
+        registers,
+      }),
+      subscriptionsActive: new Gauge({
+        name: 'graphql_subscriptions_active',
+        help: 'GraphQL subscriptions currently running',
+        registers,
+      }),
+      eventsDelivered: new Counter({
+        name: 'graphql_subscription_events_delivered_total',
+        help: 'Events handed to a subscriber',
+        registers,
+      }),
+      eventsDropped: new Counter({
+        name: 'graphql_subscription_events_dropped_total',
+        help: 'Events not delivered, by reason',
+        labelNames: ['reason'],
+        registers,
+      }),
+      listenerReconnects: new Counter({
+        name: 'events_listener_reconnects_total',
+        help: 'Times the event listener lost its database connection and reconnected',
+        registers,
+      }),
+    };
   }
 
   /** One request answered: one histogram observation. */

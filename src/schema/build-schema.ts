@@ -1,5 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
-import { buildSchema } from 'type-graphql';
+import { buildSchema, type PubSub } from 'type-graphql';
 import type { Context } from '../context';
 import { AuthResolver } from '../modules/auth/auth.resolver';
 import { FollowResolver } from '../modules/follow/follow.resolver';
@@ -7,11 +7,23 @@ import { MeetingResolver } from '../modules/meeting/meeting.resolver';
 import { MeetingLifecycleResolver } from '../modules/meeting/meeting-lifecycle.resolver';
 import { ParticipantResolver } from '../modules/participant/participant.resolver';
 import { UserResolver } from '../modules/user/user.resolver';
+import { SubscriptionResolver } from '../events/subscription.resolver';
 import { FollowConnection } from '../modules/follow/follow.types';
 import { MeetingConnection, ParticipantConnection } from '../modules/meeting/meeting.types';
 import { UserConnection } from '../modules/user/user.types';
 import { requireViewer } from '../shared/viewer.decorator';
 import { validateArgs } from '../shared/validation';
+
+/**
+ * type-graphql asks for a PubSub once the schema has subscriptions, although each of ours brings
+ * its own `subscribe` (src/events/event-streams.ts): nothing is ever published through this one.
+ */
+const NO_PUBSUB: PubSub = {
+  publish: () => undefined,
+  subscribe: () => {
+    throw new Error('every subscription of this schema brings its own subscribe function');
+  },
+};
 
 /** The one schema both faces (GraphQL and REST) execute against. */
 export function createSchema(): Promise<GraphQLSchema> {
@@ -23,11 +35,13 @@ export function createSchema(): Promise<GraphQLSchema> {
       MeetingResolver,
       MeetingLifecycleResolver,
       ParticipantResolver,
+      SubscriptionResolver,
       ...[MeetingConnection, ParticipantConnection, FollowConnection, UserConnection].map(
         (connection) => connection.resolver,
       ),
     ],
     validateFn: validateArgs,
+    pubSub: NO_PUBSUB,
     // Runs before arguments are validated, so an anonymous caller learns nothing about inputs.
     authChecker: ({ context }: { context: Context }) => {
       requireViewer(context);

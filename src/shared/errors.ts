@@ -95,6 +95,27 @@ export class TooManyRequestsError extends AppError {
   }
 }
 
+/** A subscription over HTTP: events are served over WebSocket (graphql-transport-ws) only. */
+export class SubscriptionOverHttpError extends AppError {
+  constructor() {
+    super(
+      'BAD_USER_INPUT',
+      'SUBSCRIPTION_NEEDS_WEBSOCKET',
+      'Subscriptions are served over WebSocket (graphql-transport-ws) on /graphql',
+      { http: { status: 400 } },
+    );
+  }
+}
+
+/** One socket already carries as many subscriptions as it may (SUBSCRIPTIONS_PER_SOCKET). */
+export class TooManySubscriptionsError extends AppError {
+  constructor(limit: number) {
+    super('TOO_MANY_REQUESTS', 'TOO_MANY_SUBSCRIPTIONS', 'Too many subscriptions on this socket', {
+      limit,
+    });
+  }
+}
+
 /** A GraphQL operation that could answer more records than one request may (see node-limit). */
 export class QueryTooLargeError extends AppError {
   constructor(nodes: number, maxNodes: number, message: string) {

@@ -1,5 +1,7 @@
 import { toReadModel } from '../../db/read-model';
+import { type MeetingChange, MeetingEventKind, meetingNotices } from '../../events/meeting-event';
 import type { Loaders } from '../../loaders';
+import type { Participant } from '../participant/participant.entity';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../shared/errors';
 import type { Stores } from '../../stores';
 import type { UserRecord } from '../user/user.store';
@@ -96,6 +98,7 @@ export class MeetingLifecycleService {
       requireOpen(meeting);
       await requireVisibleUsers(tx, [edits.appointedBy, edits.assignedTo]);
       Object.assign(meeting, edits);
+      return { kind: MeetingEventKind.UPDATED };
     });
   }
 
@@ -107,13 +110,14 @@ export class MeetingLifecycleService {
       requireOpen(meeting);
       // The same start again (a retried request) must not throw the answers given since away.
       if (meeting.startTime.getTime() === startTime.getTime()) {
-        return;
+        return null;
       }
       meeting.startTime = startTime;
       for (const participant of participants) {
         participant.status = answerAfterReschedule(meeting.ownerId, participant);
       }
       meeting.status = MeetingStatus.PENDING;
+      return { kind: MeetingEventKind.RESCHEDULED };
     });
   }
 
@@ -124,7 +128,9 @@ export class MeetingLifecycleService {
       if (meeting.status === MeetingStatus.COMPLETED) {
         throw conflict('MEETING_CLOSED');
       }
+      // Subscribers hear of it as the status change (a second cancel tells nobody).
       meeting.status = MeetingStatus.CANCELLED;
+      return null;
     });
   }
 
@@ -137,6 +143,7 @@ export class MeetingLifecycleService {
         throw conflict(refusal);
       }
       meeting.status = MeetingStatus.COMPLETED;
+      return null;
     });
   }
 
@@ -149,9 +156,11 @@ export class MeetingLifecycleService {
       if (userId === locked.meeting.ownerId) {
         throw new ForbiddenError('CANNOT_REMOVE_OWNER', 'The owner cannot be removed');
       }
-      if (!depart(tx, locked, userId)) {
+      const gone = depart(tx, locked, userId);
+      if (!gone) {
         throw new NotFoundError('PARTICIPANT_NOT_FOUND', 'The user is not a participant');
       }
+      return removed(gone);
     });
   }
 
@@ -165,7 +174,8 @@ export class MeetingLifecycleService {
       if (locked.meeting.ownerId === viewer.id) {
         throw new ForbiddenError('OWNER_CANNOT_LEAVE', 'The owner cannot leave their own meeting');
       }
-      depart(tx, locked, viewer.id);
+      const gone = depart(tx, locked, viewer.id);
+      return gone && removed(gone);
     });
     // Having left, the caller sees the meeting only as an admin sees every meeting.
     return { meetingId: meeting.id, meeting: managesMeeting(viewer, meeting) ? meeting : null };
@@ -173,17 +183,29 @@ export class MeetingLifecycleService {
 
   /**
    * Locks the meeting, lets `work` check and change it, commits, and answers it as it now is. A
-   * meeting the viewer cannot see does not exist for them. Cached reads of it are dropped.
+   * meeting the viewer cannot see does not exist for them. `work` reports the change it made
+   * (null: none besides the status), which subscribers hear of when the transaction commits.
+   * Cached reads of the meeting are dropped.
    */
   private async change(
     viewer: UserRecord,
     meetingId: string,
-    work: (locked: LockedMeeting, tx: Stores) => Promise<void> | void,
+    work: (
+      locked: LockedMeeting,
+      tx: Stores,
+    ) => Promise<MeetingChange | null> | MeetingChange | null,
   ): Promise<MeetingRecord> {
     const id = meetingId.toLowerCase();
     const meeting = await this.stores.transaction(async (tx) => {
       const locked = await lockVisible(tx, viewer, id);
-      await work(locked, tx);
+      const before = locked.meeting.status;
+      const change = await work(locked, tx);
+      await tx.events.publish(
+        meetingNotices(locked.meeting.id, change ? [change] : [], {
+          before,
+          after: locked.meeting.status,
+        }),
+      );
       return locked.meeting;
     });
     this.loaders.forgetMeeting(id);
@@ -191,15 +213,22 @@ export class MeetingLifecycleService {
   }
 }
 
-/** Takes `userId` out of the locked meeting and settles its status; false if not a participant. */
-function depart(tx: Stores, locked: LockedMeeting, userId: string): boolean {
+/** Takes `userId` out of the locked meeting and settles its status; null if not a participant. */
+function depart(tx: Stores, locked: LockedMeeting, userId: string): Participant | null {
   const index = locked.participants.findIndex((participant) => participant.userId === userId);
   const [gone] = index < 0 ? [] : locked.participants.splice(index, 1);
   if (!gone) {
-    return false;
+    return null;
   }
   tx.participants.remove(gone);
   const { meeting } = locked;
   meeting.status = statusAfterDeparture(meeting.status, meeting.ownerId, locked.participants);
-  return true;
+  return gone;
 }
+
+/** A participant's departure, as the meeting's subscribers hear of it. */
+const removed = (gone: Participant): MeetingChange => ({
+  kind: MeetingEventKind.PARTICIPANT_REMOVED,
+  participantId: gone.id,
+  userId: gone.userId,
+});

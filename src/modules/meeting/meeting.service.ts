@@ -11,7 +11,8 @@ import type { SliceRequest } from '../../db/keyset';
 import type { Page } from '../../shared/pagination';
 import type { Loaders } from '../../loaders';
 import type { Stores } from '../../stores';
-import { ParticipantStatus } from '../participant/participant.entity';
+import { type MeetingChange, MeetingEventKind, meetingNotices } from '../../events/meeting-event';
+import { type Participant, ParticipantStatus } from '../participant/participant.entity';
 import type {
   InvitationFilter,
   ParticipantRecord,
@@ -22,6 +23,13 @@ import { MeetingStatus } from './meeting.entity';
 import type { AddParticipantArgs, CreateMeetingArgs } from './meeting.inputs';
 import { isClosed, managesMeeting, seesMeeting, statusAfterAnswers } from './meeting.rules';
 import type { LockedMeeting, MeetingFilter, MeetingRecord } from './meeting.store';
+
+/** A guest's arrival, as the meeting's subscribers and the guest's invitations hear of it. */
+const added = (guest: Participant): MeetingChange => ({
+  kind: MeetingEventKind.PARTICIPANT_ADDED,
+  participantId: guest.id,
+  userId: guest.userId,
+});
 
 const meetingNotFound = () => new NotFoundError('MEETING_NOT_FOUND', 'Meeting not found');
 const userNotFound = () => new NotFoundError('USER_NOT_FOUND', 'User not found');
@@ -37,16 +45,23 @@ export class MeetingService {
 
   /** A meeting the viewer may see (owner, participant, admin); anyone else is told it does not exist. */
   async get(viewer: UserRecord, meetingId: string): Promise<MeetingRecord> {
-    const meeting = await this.loaders.meetings.load(meetingId);
+    const meeting = await this.visible(viewer, meetingId);
     if (!meeting) {
       throw meetingNotFound();
     }
+    return meeting;
+  }
+
+  /** The meeting if the viewer may see it (owner, participant, admin), else null. */
+  async visible(viewer: UserRecord, meetingId: string): Promise<MeetingRecord | null> {
+    const meeting = await this.loaders.meetings.load(meetingId);
     // Owners and admins need no participant list to be let in.
     if (
-      !managesMeeting(viewer, meeting) &&
-      !seesMeeting(viewer, meeting, await this.loaders.participantsByMeeting.load(meetingId))
+      !meeting ||
+      (!managesMeeting(viewer, meeting) &&
+        !seesMeeting(viewer, meeting, await this.loaders.participantsByMeeting.load(meetingId)))
     ) {
-      throw meetingNotFound();
+      return null;
     }
     return meeting;
   }
@@ -114,33 +129,42 @@ export class MeetingService {
     const appointedBy = input.appointedBy?.toLowerCase() ?? null;
     const assignedTo = input.assignedTo?.toLowerCase() ?? null;
     await requireVisibleUsers(this.stores, [...invited, appointedBy, assignedTo]);
-    const meeting = this.stores.meetings.create({
-      title: input.title.trim(),
-      ...(input.type ? { type: input.type } : {}),
-      startTime: new Date(input.startTime),
-      location: input.location.trim(),
-      locationUrl: input.locationUrl ?? null,
-      ownerId: viewer.id,
-      appointedBy,
-      assignedTo,
-    });
-    // Explicit timestamps keep the owner first and the guests in the order given.
-    const start = meeting.createdAt.getTime();
-    this.stores.participants.add({
-      meetingId: meeting.id,
-      userId: viewer.id,
-      status: ParticipantStatus.ACCEPTED,
-      createdAt: new Date(start),
-    });
-    args.participants.forEach((participant, index) => {
-      this.stores.participants.add({
-        meetingId: meeting.id,
-        userId: invited[index] as string,
-        status: participant.status ?? ParticipantStatus.NEW,
-        createdAt: new Date(start + 1 + index),
+    const meeting = await this.stores.transaction(async (tx) => {
+      const created = tx.meetings.create({
+        title: input.title.trim(),
+        ...(input.type ? { type: input.type } : {}),
+        startTime: new Date(input.startTime),
+        location: input.location.trim(),
+        locationUrl: input.locationUrl ?? null,
+        ownerId: viewer.id,
+        appointedBy,
+        assignedTo,
       });
+      // Explicit timestamps keep the owner first and the guests in the order given.
+      const start = created.createdAt.getTime();
+      tx.participants.add({
+        meetingId: created.id,
+        userId: viewer.id,
+        status: ParticipantStatus.ACCEPTED,
+        createdAt: new Date(start),
+      });
+      const guests = args.participants.map((participant, index) =>
+        tx.participants.add({
+          meetingId: created.id,
+          userId: invited[index] as string,
+          status: participant.status ?? ParticipantStatus.NEW,
+          createdAt: new Date(start + 1 + index),
+        }),
+      );
+      await tx.events.publish(
+        meetingNotices(
+          created.id,
+          guests.map((guest) => added(guest)),
+          { before: created.status, after: created.status },
+        ),
+      );
+      return created;
     });
-    await this.stores.meetings.flush();
     return toReadModel(meeting);
   }
 
@@ -164,16 +188,20 @@ export class MeetingService {
           if (participants.some((existing) => existing.userId === userId)) {
             throw alreadyParticipant();
           }
-          const added = tx.participants.add({ meetingId: meeting.id, userId, status: args.status });
+          const guest = tx.participants.add({ meetingId: meeting.id, userId, status: args.status });
+          const before = meeting.status;
           if (
             meeting.status === MeetingStatus.CONFIRMED &&
             args.status !== ParticipantStatus.ACCEPTED
           ) {
             meeting.status = MeetingStatus.PENDING;
           }
+          await tx.events.publish(
+            meetingNotices(meeting.id, [added(guest)], { before, after: meeting.status }),
+          );
           // The added user is usually shown with the answer: no second read.
           this.loaders.primeUsers([user]);
-          return added;
+          return guest;
         }),
       { participants_meeting_user_unique: alreadyParticipant },
     );
@@ -211,11 +239,29 @@ export class MeetingService {
           'The owner cannot decline their own meeting',
         );
       }
+      const before = { answer: mine.status, status: locked.meeting.status };
       mine.status = status;
       locked.meeting.status = statusAfterAnswers(
         locked.meeting.status,
         locked.meeting.ownerId,
         locked.participants,
+      );
+      // Answering again the same way changes nothing, and tells nobody.
+      const answered: MeetingChange[] =
+        before.answer === status
+          ? []
+          : [
+              {
+                kind: MeetingEventKind.PARTICIPANT_ANSWERED,
+                participantId: mine.id,
+                userId: mine.userId,
+              },
+            ];
+      await tx.events.publish(
+        meetingNotices(locked.meeting.id, answered, {
+          before: before.status,
+          after: locked.meeting.status,
+        }),
       );
       return locked.meeting;
     });

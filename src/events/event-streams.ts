@@ -1,0 +1,73 @@
+import type { Context } from '../context';
+import { MeetingIdArgs } from '../modules/meeting/meeting.inputs';
+import type { ParticipantRecord } from '../modules/participant/participant.store';
+import { SubscriptionOverHttpError, ValidationFailedError } from '../shared/errors';
+import { fieldErrorsOf } from '../shared/validation';
+import { requireViewer } from '../shared/viewer.decorator';
+import { END_OF_STREAM } from './event-stream';
+import type { LiveScope } from './live-scope';
+import { invitationTopic, meetingTopic } from './meeting-event';
+import type { MeetingEvent } from './meeting-event.type';
+
+/** Subscriptions are served over WebSocket only (an HTTP request has no events to wait for). */
+function requireLive(context: Context): LiveScope {
+  if (!context.live) {
+    throw new SubscriptionOverHttpError();
+  }
+  return context.live;
+}
+
+/** The participant `id` of a meeting, read through the (renewed) context's loaders. */
+async function participantOf(
+  context: Context,
+  meetingId: string,
+  id: string | null,
+): Promise<ParticipantRecord | null> {
+  if (!id) {
+    return null;
+  }
+  const participants = await context.loaders.participantsByMeeting.load(meetingId);
+  return participants.find((participant) => participant.id === id) ?? null;
+}
+
+/** The caller's invitations as they arrive: each while the caller still has it. */
+export function invitations(context: Context): AsyncIterableIterator<ParticipantRecord> {
+  const live = requireLive(context);
+  const viewer = requireViewer(context);
+  return live.stream(invitationTopic(viewer.id), (notice) =>
+    participantOf(context, notice.meetingId, notice.participantId),
+  );
+}
+
+/**
+ * One meeting's events for a caller who may see it (else MEETING_NOT_FOUND, as the query
+ * answers). Each event is read as the caller may see it then; once they may not (removed from
+ * the meeting), the subscription ends.
+ */
+export async function meetingEvents(
+  context: Context,
+  args: Record<string, unknown>,
+): Promise<AsyncIterableIterator<MeetingEvent>> {
+  const live = requireLive(context);
+  // Subscribe functions receive raw arguments: the same rules as the field's, checked here.
+  const valid = Object.assign(new MeetingIdArgs(), args);
+  const problems = await fieldErrorsOf(valid);
+  if (Object.keys(problems).length > 0) {
+    throw new ValidationFailedError(problems);
+  }
+  const meetingId = valid.meetingId.toLowerCase();
+  await context.services.meetings.get(requireViewer(context), meetingId);
+  return live.stream(meetingTopic(meetingId), async (notice) => {
+    const meeting = await context.services.meetings.visible(requireViewer(context), meetingId);
+    if (!meeting) {
+      return END_OF_STREAM;
+    }
+    return {
+      kind: notice.kind,
+      meeting,
+      participant: await participantOf(context, meetingId, notice.participantId),
+      userId: notice.userId,
+      occurredAt: notice.occurredAt,
+    };
+  });
+}

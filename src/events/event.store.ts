@@ -1,0 +1,26 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ChangeNotice } from './meeting-event';
+
+/** The PostgreSQL channel every instance listens on for committed changes. */
+export const EVENTS_CHANNEL = 'meeting_events';
+
+/**
+ * Publishes change notices through PostgreSQL NOTIFY. Sent inside the transaction that makes the
+ * change, a notice reaches listeners only when (and if) that transaction commits, in commit
+ * order: no event for a change rolled back, no change without its event.
+ */
+export class EventStore {
+  constructor(private readonly em: EntityManager) {}
+
+  async publish(notices: readonly ChangeNotice[]): Promise<void> {
+    if (notices.length === 0) {
+      return;
+    }
+    await this.em.execute(
+      // One statement for every notice: each element of the JSON array is one notice's payload.
+      'select pg_notify(?, notice::text) from json_array_elements(?::json) as notice',
+      [EVENTS_CHANNEL, JSON.stringify(notices)],
+      'all',
+    );
+  }
+}

@@ -1,0 +1,30 @@
+import { Args, Authorized, Resolver, Root, Subscription } from 'type-graphql';
+import type { Context } from '../context';
+import { MeetingIdArgs } from '../modules/meeting/meeting.inputs';
+import { Participant } from '../modules/participant/participant.entity';
+import type { ParticipantRecord } from '../modules/participant/participant.store';
+import { invitations, meetingEvents } from './event-streams';
+import { MeetingEvent } from './meeting-event.type';
+
+/** Live updates over WebSocket (graphql-transport-ws on /graphql). */
+@Resolver()
+export class SubscriptionResolver {
+  @Authorized()
+  @Subscription(() => Participant, {
+    description: "The caller's new invitations as they arrive.",
+    subscribe: ({ context }: { context: Context }) => invitations(context),
+  })
+  invitationReceived(@Root() participant: ParticipantRecord): ParticipantRecord {
+    return participant;
+  }
+
+  @Authorized()
+  @Subscription(() => MeetingEvent, {
+    description: 'Changes to one meeting, for its owner, participants and admins.',
+    subscribe: ({ context, args }: { context: Context; args: Record<string, unknown> }) =>
+      meetingEvents(context, args),
+  })
+  meetingEvents(@Root() event: MeetingEvent, @Args() _args: MeetingIdArgs): MeetingEvent {
+    return event;
+  }
+}
