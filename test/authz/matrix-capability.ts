@@ -112,10 +112,12 @@ export interface Capability {
   /** The verb phrase of the test names: "read the meeting". */
   action: string;
   rest: string[];
-  graphql: { operation: 'query' | 'mutation'; field: string };
+  graphql: { operation: 'query' | 'mutation' | 'subscription'; field: string };
   restCall: (scene: Scene) => RestCall;
   /** The GraphQL call; `user` is the caller's account (null for anonymous), for own credentials. */
   graphqlCall: (scene: Scene, user: SeededUser | null) => GraphQLCall | Promise<GraphQLCall>;
+  /** For a subscription: makes the event it waits for happen, once it runs. */
+  trigger?: (scene: Scene, user: SeededUser | null) => Promise<void>;
   /** Brings the fresh meeting into the state the capability needs, before `before` is taken. */
   prepare?: (scene: Scene) => Promise<void>;
   outcomes: Record<Caller, Outcome>;

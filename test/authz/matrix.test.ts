@@ -55,6 +55,7 @@ import {
 } from './matrix-capability';
 import { lifecycleCapabilities } from './matrix-lifecycle-rows';
 import { sessionCapabilities } from './matrix-session-rows';
+import { performSubscription, subscriptionCapabilities } from './matrix-subscription-rows';
 
 /*
  * The authorization matrix: every REST route of rest/routes.ts and every root field of the
@@ -506,6 +507,7 @@ const capabilities: Capability[] = [
   },
   ...lifecycleCapabilities,
   ...sessionCapabilities,
+  ...subscriptionCapabilities,
 ];
 
 /** Every route of the REST table, as `METHOD /path`. */
@@ -518,6 +520,7 @@ const rootFieldKeys = (schema: GraphQLSchema): string[] =>
   [
     ...Object.keys(schema.getQueryType()?.getFields() ?? {}).map((f) => `query ${f}`),
     ...Object.keys(schema.getMutationType()?.getFields() ?? {}).map((f) => `mutation ${f}`),
+    ...Object.keys(schema.getSubscriptionType()?.getFields() ?? {}).map((f) => `subscription ${f}`),
   ].sort();
 
 interface Case {
@@ -616,7 +619,13 @@ describe('the authorization matrix', () => {
       return { outcome, root: camelize(response.body) };
     }
     const call = await c.capability.graphqlCall(scene, userOf(c.caller));
-    const result = await world.t.gql.request(call.query, call.variables ?? {}, token);
+    const { trigger } = c.capability;
+    const result =
+      c.capability.graphql.operation === 'subscription'
+        ? await performSubscription(world, call, token, () =>
+            trigger ? trigger(scene, userOf(c.caller)) : Promise.resolve(),
+          )
+        : await world.t.gql.request(call.query, call.variables ?? {}, token);
     const data = (result.data ?? null) as Record<string, unknown> | null;
     return {
       outcome: { errors: result.errors ?? null, data },
@@ -852,6 +861,9 @@ describe('nested reachability of a hidden meeting', () => {
       'Meeting',
       'MeetingConnection',
       'MeetingEdge',
+      // Subscriptions' events: what reaches whom is tested over WebSocket (the matrix rows of
+      // matrix-subscription-rows.ts and test/subscriptions/), not by these HTTP probes.
+      'MeetingEvent',
       'Mutation',
       'Participant',
       'ParticipantConnection',
@@ -859,6 +871,7 @@ describe('nested reachability of a hidden meeting', () => {
       'Query',
       'RemoveParticipantPayload',
       'RescheduleMeetingPayload',
+      'Subscription',
       'UpdateMeetingPayload',
     ]);
     expect(nestedPaths.map(describePath)).toEqual(

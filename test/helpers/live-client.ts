@@ -121,10 +121,15 @@ export class LiveClient {
   }
 }
 
-/** Waits until `instance` runs `count` subscriptions (its metrics say so), at most `ms`. */
-export async function waitForSubscriptions(
+/** Waits until `instance` runs `count` subscriptions or more (its metrics say so), at most `ms`. */
+export function waitForSubscriptions(instance: AppInstance, count: number, ms = 5_000) {
+  return waitForActiveSubscriptions(instance, (active) => active >= count, ms);
+}
+
+/** Waits until the number of subscriptions `instance` runs satisfies `done`, at most `ms`. */
+export async function waitForActiveSubscriptions(
   instance: AppInstance,
-  count: number,
+  done: (active: number) => boolean,
   ms = 5_000,
 ): Promise<void> {
   const gauge = instance.metrics?.live.subscriptionsActive;
@@ -134,11 +139,11 @@ export async function waitForSubscriptions(
   const deadline = Date.now() + ms;
   for (;;) {
     const active = (await gauge.get()).values[0]?.value ?? 0;
-    if (active >= count) {
+    if (done(active)) {
       return;
     }
     if (Date.now() > deadline) {
-      throw new Error(`${active} subscriptions running after ${ms} ms, expected ${count}`);
+      throw new Error(`${active} subscriptions still running after ${ms} ms`);
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
