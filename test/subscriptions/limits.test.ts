@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { Client } from 'pg';
+import { loadSigningKey } from '../../src/auth/keys';
+import { loadConfig } from '../../src/config';
+import { EVENTS_CHANNEL } from '../../src/events/event.store';
+import { LiveClient, waitForSubscriptions } from '../helpers/live-client';
+import type { SeededUser } from '../helpers/seed';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+/*
+ * The bounds of the WebSocket face: subscriptions per socket, sockets per user, a subscriber that
+ * does not keep up, a token that expires under an open socket, and a graceful shutdown.
+ */
+
+const INVITATIONS = 'subscription { invitationReceived { id } }';
+const MEETING_EVENTS = `subscription ($meetingId: String!) {
+  meetingEvents(meetingId: $meetingId) { kind }
+}`;
+
+describe('the bounds of subscriptions', () => {
+  let t: TestApp;
+  let owner: SeededUser;
+  let guest: SeededUser;
+  const clients: LiveClient[] = [];
+
+  const open = (token?: string, on: TestApp = t): LiveClient => {
+    const client = LiveClient.open(on.url, token);
+    clients.push(client);
+    return client;
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      SUBSCRIPTIONS_PER_SOCKET: '2',
+      SOCKETS_PER_USER: '2',
+      SUBSCRIPTION_QUEUE_SIZE: '3',
+    });
+    [owner, guest] = (await t.seed.users(2)) as [SeededUser, SeededUser];
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+  });
+  afterAll(() => t.close());
+
+  it('refuses a subscription beyond SUBSCRIPTIONS_PER_SOCKET on one socket', async () => {
+    const socket = open(guest.token);
+    const first = socket.subscribe(INVITATIONS);
+    const second = socket.subscribe(INVITATIONS);
+    await waitForSubscriptions(t.instance, 2);
+    const third = socket.subscribe(INVITATIONS);
+    await third.finished();
+    expect(third.ended?.error).toEqual([
+      expect.objectContaining({
+        extensions: { code: 'TOO_MANY_REQUESTS', reason: 'TOO_MANY_SUBSCRIPTIONS', limit: 2 },
+      }),
+    ]);
+    expect([first.ended, second.ended]).toEqual([null, null]);
+  });
+
+  it('refuses a socket beyond SOCKETS_PER_USER for one user (4429), and frees the place on close', async () => {
+    const sockets = [open(guest.token), open(guest.token)];
+    expect(await Promise.all(sockets.map((socket) => socket.acknowledged))).toEqual([true, true]);
+    const extra = open(guest.token);
+    expect(await extra.acknowledged).toBe(false);
+    expect(await extra.closed).toEqual({ code: 4429, reason: 'Too many sockets' });
+    // Another user is not affected.
+    expect(await open(owner.token).acknowledged).toBe(true);
+    await sockets[0]?.close();
+    await sockets[0]?.closed;
+    const deadline = Date.now() + 2_000;
+    let again = open(guest.token);
+    while (!(await again.acknowledged) && Date.now() < deadline) {
+      again = open(guest.token);
+    }
+    expect(await again.acknowledged).toBe(true);
+  });
+
+  it('closes the socket of a subscriber whose queue overflows (1013)', async () => {
+    const meeting = await t.seed.meeting(owner).inviting(guest).create();
+    const socket = open(guest.token);
+    socket.subscribe(MEETING_EVENTS, { meetingId: meeting.id });
+    await waitForSubscriptions(t.instance, 1);
+    // A burst far larger than the queue, all at once (as a busy meeting could produce); each
+    // notice differs, as PostgreSQL folds identical ones of one transaction into one.
+    const start = Date.now();
+    const notices = Array.from({ length: 200 }, (_, i) => ({
+      kind: 'UPDATED',
+      meetingId: meeting.id,
+      participantId: null,
+      userId: null,
+      occurredAt: new Date(start + i).toISOString(),
+    }));
+    const admin = new Client({ connectionString: t.instance.database.url });
+    await admin.connect();
+    try {
+      await admin.query('select pg_notify($1, n::text) from json_array_elements($2::json) n', [
+        EVENTS_CHANNEL,
+        JSON.stringify(notices),
+      ]);
+    } finally {
+      await admin.end();
+    }
+    expect(await socket.closed).toEqual({ code: 1013, reason: 'Slow consumer' });
+  });
+
+  it('closes the socket when its token expires (4403)', async () => {
+    const config = loadConfig({ NODE_ENV: 'test' });
+    const key = await loadSigningKey(config.auth);
+    const { issuer, audience } = t.instance.deps.tokens.settings;
+    const shortLived = await new SignJWT({})
+      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
+      .setIssuer(issuer)
+      .setSubject(guest.id)
+      .setAudience(audience)
+      .setIssuedAt()
+      .setJti(randomUUID())
+      .setExpirationTime(Math.floor(Date.now() / 1000) + 2)
+      .sign(key.privateKey);
+    const socket = open(shortLived);
+    expect(await socket.acknowledged).toBe(true);
+    const opened = Date.now();
+    expect(await socket.closed).toEqual({ code: 4403, reason: 'Token expired' });
+    expect(Date.now() - opened).toBeLessThan(3_500);
+  });
+
+  it('closes open sockets with 1001 when the service shuts down', async () => {
+    const other = await startTestApp(
+      {},
+      { database: { kind: 'postgres', url: t.instance.database.url, poolSize: 2 } },
+    );
+    const socket = open(guest.token, other);
+    const events = socket.subscribe(INVITATIONS);
+    await waitForSubscriptions(other.instance, 1);
+    await other.close();
+    expect(await socket.closed).toEqual({ code: 1001, reason: 'Server shutting down' });
+    expect(events.ended).not.toBeNull();
+  });
+});
