@@ -1,10 +1,11 @@
 import { cleanupWrites, databaseName, readFixtures } from './lib/db';
 import { parseOptions, USAGE, UsageError } from './lib/options';
 import { memoryOf } from './lib/processes';
-import { markdown, type Report } from './lib/report';
+import { eventsSection, markdown, type Report } from './lib/report';
 import { SCENARIOS, sendAcceptEncoding } from './lib/scenarios';
 import type { Summary } from './lib/stats';
 import { checkEquality, type Statements } from './run/equality';
+import { EVENTS, eventsPass } from './run/events-pass';
 import { clusterPass, searchGrowth } from './run/passes';
 import { chooseData, ensureBuilt, prepareContext } from './run/prepare';
 import { profileMode } from './run/profile-mode';
@@ -42,6 +43,11 @@ async function main(argv: readonly string[]): Promise<void> {
 
   if (options.profile) {
     await profileMode(options, options.profile);
+    return;
+  }
+  if (options.eventsOnly) {
+    log('Events: 1,000 WebSocket subscribers on one instance…');
+    log(`\n${eventsSection(await eventsPass(dbUrl, EVENTS)).join('\n')}`);
     return;
   }
 
@@ -117,6 +123,9 @@ async function main(argv: readonly string[]): Promise<void> {
     const cluster: Report['cluster'] = options.cluster
       ? await clusterPass(options, dbUrl)
       : { skipped: options.quick ? '--quick' : '--no-cluster' };
+    const events: Report['events'] = options.events
+      ? await eventsPass(dbUrl, EVENTS)
+      : { skipped: options.quick ? '--quick' : '--no-events' };
 
     const report: Report = {
       mode,
@@ -136,6 +145,7 @@ async function main(argv: readonly string[]): Promise<void> {
       peakRss,
       growth,
       cluster,
+      events,
       notes: runNotes(options, ctx.fixtures.busy),
     };
     const path = writeReport(report);

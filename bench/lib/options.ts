@@ -12,6 +12,10 @@ export interface BenchOptions {
   scenarios: ScenarioKey[];
   growth: boolean;
   cluster: boolean;
+  /** The events scenario (WebSocket subscribers, src/events/). */
+  events: boolean;
+  /** Only the events scenario: printed, no results written. */
+  eventsOnly: boolean;
   /** Profile mode: run these scenarios against `node --cpu-prof` and summarise. */
   profile: ScenarioKey[] | null;
   build: boolean;
@@ -40,6 +44,8 @@ Options:
   --scenarios <a,b,...>   only these (${SCENARIOS.map((s) => s.key).join(', ')})
   --no-growth             skip the 10k-vs-100k search growth pass
   --no-cluster            skip the single-process vs cluster pass
+  --no-events             skip the events scenario (1,000 WebSocket subscribers)
+  --events-only           run only the events scenario and print it (writes no results)
   --profile <a,b,...>     instead of benchmarking: run each scenario against the service under
                           node --cpu-prof and write bench/results/profile-<scenario>.md
   --no-build              do not rebuild dist/ even if src/ or rest/ changed
@@ -124,6 +130,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
         scenarios: { type: 'string' },
         'no-growth': { type: 'boolean' },
         'no-cluster': { type: 'boolean' },
+        'no-events': { type: 'boolean' },
+        'events-only': { type: 'boolean' },
         profile: { type: 'string' },
         'no-build': { type: 'boolean' },
         'service-env': { type: 'string' },
@@ -155,6 +163,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     scenarios: values.scenarios ? scenarioList(values.scenarios) : SCENARIOS.map((s) => s.key),
     growth: !quick && !values['no-growth'],
     cluster: !quick && !values['no-cluster'],
+    events: (!quick && !values['no-events']) || (values['events-only'] ?? false),
+    eventsOnly: values['events-only'] ?? false,
     profile: values.profile ? scenarioList(values.profile) : null,
     build: !values['no-build'],
     serviceEnv: keyValues(values['service-env'] ?? ''),

@@ -1,3 +1,4 @@
+import type { EventsResult } from '../run/events-pass';
 import type { ScenarioInfo } from './scenarios';
 import type { Summary } from './stats';
 
@@ -39,6 +40,7 @@ export interface Report {
         cluster: Summary;
       }
     | { skipped: string };
+  events: EventsResult | { skipped: string };
   notes: string[];
 }
 
@@ -168,6 +170,8 @@ export function markdown(report: Report, chartFile: string): string {
     );
   }
 
+  out.push('', ...eventsSection(report.events));
+
   out.push('', '## Environment', '', '| | |', '| --- | --- |');
   for (const [key, value] of Object.entries(report.environment)) {
     out.push(`| ${key} | ${value} |`);
@@ -219,4 +223,26 @@ export function chart(report: Report): string {
     '',
   );
   return parts.join('\n');
+}
+
+/** The events scenario's section: delivery latency and memory with every socket open. */
+export function eventsSection(events: Report['events']): string[] {
+  const out = ['## Events: subscribers over WebSocket', ''];
+  if ('skipped' in events) {
+    out.push(`Not measured: ${events.skipped}.`);
+    return out;
+  }
+  out.push(
+    `${int(events.subscribers)} users each subscribed to \`invitationReceived\` on one instance ` +
+      `(sockets opened in ${events.connectSeconds.toFixed(1)} s); ${int(events.events)} meetings ` +
+      "created through REST, each inviting one of them. Latency: from the mutation's response " +
+      'reaching the client to the invitation reaching its subscriber (negative: the event came first).',
+    '',
+    '| delivered | p50 ms | p99 ms | max ms | RSS before | RSS, sockets open | peak RSS |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| ${int(events.delivered)} of ${int(events.events)} | ${ms(events.latency.p50)} | ` +
+      `${ms(events.latency.p99)} | ${ms(events.latency.max)} | ${mib(events.rss.idle)} | ` +
+      `${mib(events.rss.withSockets)} | ${mib(events.rss.peak)} |`,
+  );
+  return out;
 }

@@ -1,0 +1,198 @@
+import { performance } from 'node:perf_hooks';
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import { cleanupWrites, readFixtures } from '../lib/db';
+import { signAccessToken } from '../lib/jwt';
+import { memoryOf, processTree, sampleRss, type Server } from '../lib/processes';
+import { quantile } from '../lib/stats';
+import { log } from './progress';
+import { KEYS, startService, TOKENS } from './targets';
+
+/*
+ * The events scenario: `subscribers` users each hold a WebSocket to one service instance with an
+ * `invitationReceived` subscription; a writer then creates meetings through REST, each inviting
+ * one of them, a few at a time. Measured: the time from the mutation's response reaching the
+ * client to the invitation reaching its subscriber (negative when the event came first: it is
+ * published at commit, before the response is written), and the service's RSS with every socket
+ * open.
+ */
+
+/** The scenario as the benchmark runs it: 1,000 subscribers. */
+export const EVENTS: EventsOptions = { subscribers: 1_000, events: 300, concurrency: 4 };
+
+export interface EventsOptions {
+  subscribers: number;
+  events: number;
+  /** Mutations in flight at a time. */
+  concurrency: number;
+}
+
+export interface EventsResult {
+  subscribers: number;
+  events: number;
+  delivered: number;
+  /** Milliseconds from the mutation's response to delivery. */
+  latency: { p50: number; p99: number; max: number };
+  /** Seconds to open every socket and start every subscription. */
+  connectSeconds: number;
+  rss: { idle: number; withSockets: number; peak: number };
+}
+
+/** How long one event may take before it counts as lost. */
+const EVENT_TIMEOUT_MS = 5_000;
+/** Sockets opened at a time. */
+const CONNECT_BATCH = 100;
+
+const INVITATIONS = 'subscription { invitationReceived { meetingId } }';
+
+/** The service's `graphql_subscriptions_active`, read from its /metrics. */
+async function activeSubscriptions(service: Server): Promise<number> {
+  const text = await (await fetch(`${service.url}/metrics`)).text();
+  const line = /^graphql_subscriptions_active (\d+)/m.exec(text);
+  return line ? Number(line[1]) : 0;
+}
+
+/** Arrival times of invitations by meeting id, and waiters for those not arrived yet. */
+class Arrivals {
+  private readonly times = new Map<string, number>();
+  private readonly waiters = new Map<string, (at: number) => void>();
+
+  record(meetingId: string): void {
+    const at = performance.now();
+    this.times.set(meetingId, at);
+    this.waiters.get(meetingId)?.(at);
+  }
+
+  wait(meetingId: string): Promise<number | null> {
+    const known = this.times.get(meetingId);
+    if (known !== undefined) {
+      return Promise.resolve(known);
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(null), EVENT_TIMEOUT_MS);
+      this.waiters.set(meetingId, (at) => {
+        clearTimeout(timer);
+        resolve(at);
+      });
+    });
+  }
+}
+
+function openSubscribers(service: Server, userIds: readonly string[], arrivals: Arrivals) {
+  return userIds.map((userId) => {
+    const client: Client = createClient({
+      url: `${service.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      lazy: false,
+      retryAttempts: 0,
+      connectionParams: {
+        Authorization: `Bearer ${signAccessToken(KEYS, TOKENS, userId)}`,
+      },
+      onNonLazyError: () => undefined,
+    });
+    client.subscribe<{ invitationReceived: { meetingId: string } }>(
+      { query: INVITATIONS },
+      {
+        next: (result) => {
+          const meetingId = result.data?.invitationReceived.meetingId;
+          if (meetingId) {
+            arrivals.record(meetingId);
+          }
+        },
+        error: () => undefined,
+        complete: () => undefined,
+      },
+    );
+    return client;
+  });
+}
+
+/** Creates one meeting inviting `userId`; answers its id and when the response arrived. */
+async function invite(
+  service: Server,
+  writerToken: string,
+  userId: string,
+  n: number,
+): Promise<{ meetingId: string; answeredAt: number }> {
+  const response = await fetch(`${service.url}/api/v1/meeting/create`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${writerToken}` },
+    body: JSON.stringify({
+      meeting: {
+        title: `Bench event ${n}`,
+        start_time: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+        location: 'Bench Room',
+      },
+      participants: [{ user_id: userId }],
+    }),
+  });
+  const body = (await response.json()) as { id?: string };
+  const answeredAt = performance.now();
+  if (response.status !== 201 || !body.id) {
+    throw new Error(`meeting/create answered ${response.status}`);
+  }
+  return { meetingId: body.id, answeredAt };
+}
+
+export async function eventsPass(dbUrl: string, options: EventsOptions): Promise<EventsResult> {
+  const fixtures = await readFixtures(dbUrl, options.subscribers);
+  if (fixtures.invitees.length < options.subscribers) {
+    throw new Error(`only ${fixtures.invitees.length} users to subscribe`);
+  }
+  const service = await startService(dbUrl, 'warn', {
+    env: { SOCKETS_PER_USER: '1', SUBSCRIPTIONS_PER_SOCKET: '1' },
+  });
+  const arrivals = new Arrivals();
+  const clients: Client[] = [];
+  try {
+    const pids = processTree(service.child.pid as number);
+    const idle = memoryOf(pids).rss;
+    const rss = sampleRss(service.child.pid as number, 200);
+    const connectStart = performance.now();
+    for (let i = 0; i < options.subscribers; i += CONNECT_BATCH) {
+      const batch = fixtures.invitees.slice(i, Math.min(i + CONNECT_BATCH, options.subscribers));
+      clients.push(...openSubscribers(service, batch, arrivals));
+      while ((await activeSubscriptions(service)) < clients.length) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+    const connectSeconds = (performance.now() - connectStart) / 1000;
+    log(`  ${clients.length} subscribers connected in ${connectSeconds.toFixed(1)} s`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const withSockets = memoryOf(pids).rss;
+
+    const writerToken = signAccessToken(KEYS, TOKENS, fixtures.writerId);
+    const latencies: number[] = [];
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < options.events) {
+        const n = next;
+        next += 1;
+        const userId = fixtures.invitees[n % options.subscribers] as string;
+        const { meetingId, answeredAt } = await invite(service, writerToken, userId, n);
+        const deliveredAt = await arrivals.wait(meetingId);
+        if (deliveredAt !== null) {
+          latencies.push(deliveredAt - answeredAt);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: options.concurrency }, worker));
+    const sorted = Float64Array.from(latencies).sort();
+    return {
+      subscribers: clients.length,
+      events: options.events,
+      delivered: latencies.length,
+      latency: {
+        p50: quantile(sorted, 0.5),
+        p99: quantile(sorted, 0.99),
+        max: sorted[sorted.length - 1] ?? Number.NaN,
+      },
+      connectSeconds,
+      rss: { idle, withSockets, peak: rss.stop() },
+    };
+  } finally {
+    await Promise.all(clients.map((client) => client.dispose()));
+    await service.stop();
+    await cleanupWrites(dbUrl, fixtures.writerId);
+  }
+}
