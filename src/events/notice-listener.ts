@@ -31,7 +31,7 @@ export class NoticeListener {
 
   constructor(private readonly options: NoticeListenerOptions) {}
 
-  /** Listens; waits for the first connection (retrying with backoff) only until `ready` settles. */
+  /** Connects and listens; fails (as the database would at start-up) if it cannot. */
   async start(): Promise<void> {
     await this.connect();
   }

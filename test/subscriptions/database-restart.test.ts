@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { postgresBinaries } from '../../src/db/embedded/binaries';
-import { type EmbeddedServer, openEmbeddedServer } from '../../src/db/embedded/embedded-server';
-import { spawnServer } from '../../src/db/embedded/postgres-process';
+import { runningServerPid, spawnServer } from '../../src/db/embedded/postgres-process';
 import { LISTENER_APPLICATION_NAME } from '../../src/events/notice-listener';
 import { LiveClient, waitForSubscriptions } from '../helpers/live-client';
 import type { SeededUser } from '../helpers/seed';
@@ -13,10 +12,11 @@ import { testDatabaseKind } from '../helpers/test-database';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 /*
- * A real restart of the database under open subscriptions: a private embedded PostgreSQL (the
- * server the service ships) that this test starts, stops and starts again on the same port. The
- * service is not restarted; its event listener reconnects and events flow again. Runs once, in
- * the embedded project (the shared server is never restarted).
+ * A real restart of the database under open subscriptions, on the embedded default: the service
+ * starts its own embedded PostgreSQL on a private data directory (DATA_DIR, as without
+ * DATABASE_URL); the test stops that server (a fast shutdown of its postmaster) and starts it
+ * again on the same port. The service is not restarted; its event listener reconnects and events
+ * flow again. Runs once, in the embedded project (the shared server is never restarted).
  */
 
 const suite = testDatabaseKind === 'embedded' ? describe : describe.skip;
@@ -48,7 +48,6 @@ async function listenerConnected(url: string): Promise<boolean> {
 
 suite('a database restart under open subscriptions', () => {
   let dataDir: string;
-  let server: EmbeddedServer | null = null;
   let restarted: ChildProcess | null = null;
   let t: TestApp | null = null;
   let socket: LiveClient | null = null;
@@ -59,7 +58,6 @@ suite('a database restart under open subscriptions', () => {
   afterAll(async () => {
     await socket?.close();
     await t?.close();
-    await server?.stop();
     if (restarted) {
       const exited = new Promise((resolve) => restarted?.once('exit', resolve));
       restarted.stdin?.end();
@@ -69,11 +67,12 @@ suite('a database restart under open subscriptions', () => {
   }, 60_000);
 
   it('recovers without a service restart, and events flow again', async () => {
-    server = await openEmbeddedServer(dataDir, { attach: false });
-    const url = server.url;
-    const port = Number(new URL(url).port);
-    t = await startTestApp({}, { database: { kind: 'postgres', url, poolSize: 5 } });
+    t = await startTestApp({}, { database: { kind: 'embedded', dataDir, poolSize: 5 } });
     const app = t;
+    expect(app.instance.database.kind).toBe('embedded');
+    const url = app.instance.database.url;
+    const port = Number(new URL(url).port);
+    const pgdata = join(dataDir, 'postgres');
     const [owner, guest] = (await app.seed.users(2)) as [SeededUser, SeededUser];
     const meeting = await app.seed.meeting(owner).inviting(guest).create();
     socket = LiveClient.open(app.url, guest.token);
@@ -85,16 +84,16 @@ suite('a database restart under open subscriptions', () => {
     expect((await rename('Before the restart')).errors).toBeUndefined();
     await events.received(1);
 
-    // The database goes away (a clean, fast shutdown), then comes back on the same port.
-    await server.stop();
-    server = null;
+    // The database goes away (a fast shutdown of the server the service started), then comes
+    // back on the same port.
+    const pid = runningServerPid(pgdata);
+    expect(pid).not.toBeNull();
+    process.kill(pid as number, 'SIGINT');
+    while (runningServerPid(pgdata) !== null) {
+      await sleep(50);
+    }
     expect(await listenerConnected(url)).toBe(false);
-    restarted = spawnServer(
-      await postgresBinaries(),
-      join(dataDir, 'postgres'),
-      port,
-      join(dataDir, 'postgres.log'),
-    );
+    restarted = spawnServer(await postgresBinaries(), pgdata, port, join(dataDir, 'postgres.log'));
     const deadline = Date.now() + 30_000;
     while (!(await listenerConnected(url))) {
       if (Date.now() > deadline) {
