@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { readAll } from '../../db/records';
+import { readAll, arrayLiteral, selectRows } from '../../db/rows';
 import { type ReadModel, readerOf } from '../../db/read-model';
 import {
   countList,
@@ -9,7 +9,6 @@ import {
   type Slice,
   type SliceRequest,
 } from '../../db/keyset';
-import { arrayLiteral, selectRows } from '../../db/select';
 import { type Page, pageClause, pageParams } from '../../shared/pagination';
 import { Participant, ParticipantStatus } from '../participant/participant.entity';
 import {

@@ -1,8 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { readAll } from '../../db/records';
+import { readAll, arrayLiteral, selectRows } from '../../db/rows';
 import { type ReadModel, readerOf } from '../../db/read-model';
 import { countList, byCreation, readSlice, type Slice, type SliceRequest } from '../../db/keyset';
-import { arrayLiteral, selectRows } from '../../db/select';
 import { type Page, pageClause, pageParams } from '../../shared/pagination';
 import { MeetingStatus } from '../meeting/meeting.entity';
 import { User } from '../user/user.entity';

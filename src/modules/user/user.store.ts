@@ -1,9 +1,8 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { readAll } from '../../db/records';
+import { readAll, arrayLiteral, selectRows } from '../../db/rows';
 import { type ReadModel, readerOf, toReadModel } from '../../db/read-model';
 import { type KeysetOrder, readSlice, type Slice, type SliceRequest } from '../../db/keyset';
-import { arrayLiteral, selectRows } from '../../db/select';
 import { type Page, pageClause, pageParams } from '../../shared/pagination';
 import { User } from './user.entity';
 import { VISIBLE_USER, visibleUserSql } from './user.rules';
