@@ -106,7 +106,7 @@ function forServer(sql: string): { text: string; name: string } {
 }
 
 /**
- * A list of values as one PostgreSQL array literal, for `= any(?::uuid[])`: one statement text
+ * A list of values as one PostgreSQL array literal, for `= any(?::text[])`: one statement text
  * whatever the list's length, so it stays prepared.
  */
 export function arrayLiteral(values: readonly string[]): string {
@@ -161,4 +161,35 @@ export async function selectRows(
     // The errors the ORM would have raised, classified the same way (a lost database: typed, 503).
     throw em.getDriver().convertException(error as Error);
   }
+}
+
+/** A select by a list of ids, as two statement texts: one for a single id, one for more. */
+export interface ByIds {
+  one: string;
+  many: string;
+}
+
+/**
+ * Builds a {@link ByIds} from a statement with `{match}` where the id test goes (e.g.
+ * `where m."id" {match}`): `= ?` for one id, `= any(?::uuid[])` for more. PostgreSQL plans the array
+ * form again on every run (its generic plan is costed for an array of unknown length, so it never
+ * wins against the custom one), while `= ?` switches to a cached generic plan after five runs;
+ * most requests load one meeting or one user.
+ */
+export function byIds(statement: string): ByIds {
+  return {
+    one: statement.replace('{match}', '= ?'),
+    many: statement.replace('{match}', '= any(?::uuid[])'),
+  };
+}
+
+/** Runs a {@link ByIds} select for `ids` (at least one). */
+export function selectByIds(
+  em: EntityManager,
+  select: ByIds,
+  ids: readonly string[],
+): Promise<Row[]> {
+  return ids.length === 1
+    ? selectRows(em, select.one, [ids[0]])
+    : selectRows(em, select.many, [arrayLiteral(ids)]);
 }
