@@ -21,16 +21,23 @@ const DEFAULT_HEADERS = `{
 }
 `;
 
-const DEFAULT_QUERY = `# GraphiQL for the Meeting API. Queries and mutations go over HTTP to /graphql;
-# subscriptions over a WebSocket on /graphql (protocol graphql-transport-ws).
+/** The starting document: how to sign in, and a query to run with the token. */
+const defaultQuery = (
+  endpoint: string,
+): string => `# GraphiQL for the Meeting API. Queries and mutations go
+# over HTTP to ${endpoint}, subscriptions over a WebSocket on
+# ${endpoint} (protocol graphql-transport-ws).
 #
-# 1. Sign in: run Login below with your e-mail (or account) and password,
-#    or POST /api/v1/auth/login, and copy the accessToken.
-# 2. Put it in the Headers tab below: {"Authorization": "Bearer <access token>"}.
-#    The same header signs the WebSocket in (connection_init), so subscriptions
-#    run with the same token.
-# 3. Run Me, or a subscription, e.g. the invitations sent to you:
-#      subscription { invitationReceived { id meeting { title } } }
+# 1. Sign in: run Login below with your e-mail (or account)
+#    and password.
+# 2. Put the accessToken in the Headers tab below:
+#    {"Authorization": "Bearer <access token>"}
+#    The same header signs the WebSocket in (connection_init),
+#    so subscriptions run with the same token.
+# 3. Run Me, or a subscription, e.g. your invitations:
+#    subscription {
+#      invitationReceived { id meeting { title } }
+#    }
 
 mutation Login {
   login(username: "you@example.com", password: "your password") {
@@ -54,7 +61,11 @@ query Me {
  * in connection_init, so a changed token needs a new connection.
  */
 function startScript(endpoint: string): string {
-  const config = { endpoint, defaultQuery: DEFAULT_QUERY, defaultHeaders: DEFAULT_HEADERS };
+  const config = {
+    endpoint,
+    defaultQuery: defaultQuery(endpoint),
+    defaultHeaders: DEFAULT_HEADERS,
+  };
   return `(function () {
   'use strict';
   var config = ${JSON.stringify(config)};
@@ -73,6 +84,23 @@ function startScript(endpoint: string): string {
     return null;
   }
 
+  // A socket that fails to open reports a bare Event, which the result pane would show as
+  // {"isTrusted": true}: say what failed instead.
+  function readableErrors(client) {
+    return {
+      subscribe: function (payload, sink) {
+        return client.subscribe(payload, {
+          next: sink.next,
+          complete: sink.complete,
+          error: function (error) {
+            var failed = error instanceof Event && !(error instanceof CloseEvent);
+            sink.error(failed ? new Error('Could not open the WebSocket to ' + wsUrl.href) : error);
+          },
+        });
+      },
+    };
+  }
+
   function fetcherFor(authorization) {
     if (current && current.authorization === authorization) {
       return current.fetcher;
@@ -88,7 +116,7 @@ function startScript(endpoint: string): string {
     current = {
       authorization: authorization,
       client: client,
-      fetcher: GraphiQL.createFetcher({ url: httpUrl.href, wsClient: client }),
+      fetcher: GraphiQL.createFetcher({ url: httpUrl.href, wsClient: readableErrors(client) }),
     };
     return current.fetcher;
   }
@@ -119,6 +147,8 @@ function page(stylesheets: string[], scripts: string[]): string {
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>Meeting API – GraphiQL</title>
+    <!-- No icon of its own: this keeps the browser from asking for /favicon.ico (a 404). -->
+    <link rel="icon" href="data:," />
 ${links.join('\n')}
     <style>
       body { margin: 0; height: 100vh; }
