@@ -120,17 +120,25 @@ export interface Measured {
   measureStartedAt?: number;
 }
 
-/** One run of a scenario against one target, sampling the target's RSS meanwhile. */
-export async function measure(
-  ctx: BenchContext,
-  key: ScenarioKey,
+/** Where a run goes and what it records: the target, the options, its label, the runs so far. */
+type RunArgs = [
   target: Server,
   options: BenchOptions,
   label: string,
   into: Measured,
-  connections = options.connections,
+  connections?: number,
+];
+
+/** One run of a scenario against one target, sampling the target's RSS meanwhile. */
+export async function measure(ctx: BenchContext, key: ScenarioKey, ...run: RunArgs): Promise<void> {
+  await measurePlan(await planFor(ctx, key, run[1]), ...run);
+}
+
+/** One run of a load plan against one target (a scenario's, or a peer's own request). */
+export async function measurePlan(
+  plan: LoadPlan,
+  ...[target, options, label, into, connections = options.connections]: RunArgs
 ): Promise<void> {
-  const plan = await planFor(ctx, key, options);
   const targetPids = processTree(target.child.pid as number);
   const sampler = sampleRss(target.child.pid as number);
   let meter = contentionMeter();
