@@ -63,16 +63,18 @@ export function peersSection(report: Report): string[] {
     'The 50-participant meeting with the same fields, from one run: the service and the baseline ' +
       'from scenarios 1 and 2, PostGraphile v5 (amber preset, bench/peers/postgraphile/) asked in its ' +
       "own schema after its answer was checked to hold the service's data. ÷ baseline divides by the " +
-      'baseline of the same face (PostGraphile: the GraphQL one). Statements: BEGIN/COMMIT not ' +
-      'counted, as for the others.',
+      'baseline of the same face (PostGraphile: the GraphQL one). The peers are timed right after ' +
+      'the scenarios, the two variants alternating round by round. Statements: BEGIN/COMMIT not ' +
+      'counted, as for the others; other processes: the cores the rest of the machine kept busy.',
     '',
-    '| target | req/s | ÷ baseline | p99 ms | Node CPU ms/req | PostgreSQL CPU ms/req | statements |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| target | req/s | ÷ baseline | p99 ms | Node CPU ms/req | PostgreSQL CPU ms/req | statements | other processes, cores |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...lines.map(
       (l) =>
         `| ${l.label} | ${int(l.summary?.rps ?? Number.NaN)} | ${ratio(l.summary?.rps ?? Number.NaN, l.baselineRps)} | ` +
         `${ms(l.summary?.p99 ?? Number.NaN)} | ${ms(l.summary?.cpuPerRequest ?? Number.NaN)} | ` +
-        `${ms(l.summary?.databaseCpuPerRequest ?? Number.NaN)} | ${l.statements} |`,
+        `${ms(l.summary?.databaseCpuPerRequest ?? Number.NaN)} | ${l.statements} | ` +
+        `${l.summary?.contention.toFixed(2) ?? '–'} |`,
     ),
     '',
     'Service ÷ PostGraphile v5, req/s:',
