@@ -101,7 +101,7 @@ async function main(argv: readonly string[]): Promise<void> {
       }
     }
     const peers: Report['peers'] = options.peers
-      ? await peersPass(ctx, service, options)
+      ? await peersPass(ctx, { service, baseline }, statements, options)
       : { skipped: 'run without --peers' };
     const peakRss = {
       service: memoryOf([service.child.pid as number]).hwm,

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { ROOT } from './paths';
 import type { PlannedRequest } from './protocol';
+import type { ScenarioKey } from './scenarios';
 
 /**
  * The peers of `--peers`: PostGraphile v5 (amber preset, bench/peers/postgraphile/, its own
@@ -27,6 +28,51 @@ export const PEERS: readonly PeerInfo[] = [
     title: 'PostGraphile v5, verifying the same EdDSA token',
     auth: 'token',
   },
+];
+
+/** The service's and the baseline's meeting scenarios, on which face. */
+const MEETING_SCENARIOS = [
+  { face: 'REST', id: 'rest', scenario: 'meeting-rest' },
+  { face: 'GraphQL', id: 'graphql', scenario: 'meeting-graphql' },
+] as const satisfies readonly { face: string; id: string; scenario: ScenarioKey }[];
+
+type Face = (typeof MEETING_SCENARIOS)[number];
+type Side = 'service' | 'baseline';
+
+/** The targets of the peers pass: the service and the baseline on each face, and the peers. */
+export type MeetingTargetKey = `${Side}-${Face['id']}` | PeerKey;
+
+export type MeetingTarget = {
+  key: MeetingTargetKey;
+  title: string;
+  /** The target whose req/s this one's "÷ baseline" divides by: the baseline of its face. */
+  baselineKey: MeetingTargetKey;
+} & ({ kind: 'ours'; side: Side; scenario: Face['scenario'] } | { kind: 'peer'; peer: PeerInfo });
+
+/** What the peers pass times, in one rotation. */
+export const MEETING_TARGETS: readonly MeetingTarget[] = [
+  ...(['service', 'baseline'] as const).flatMap((side) =>
+    MEETING_SCENARIOS.map(
+      ({ face, id, scenario }): MeetingTarget => ({
+        key: `${side}-${id}`,
+        title: side === 'service' ? `service ${face}` : `bare baseline (${face})`,
+        baselineKey: `baseline-${id}`,
+        kind: 'ours',
+        side,
+        scenario,
+      }),
+    ),
+  ),
+  // PostGraphile answers GraphQL: divided by the GraphQL baseline.
+  ...PEERS.map(
+    (peer): MeetingTarget => ({
+      key: peer.key,
+      title: peer.title,
+      baselineKey: 'baseline-graphql',
+      kind: 'peer',
+      peer,
+    }),
+  ),
 ];
 
 /**

@@ -1,17 +1,20 @@
 import { int, ms, ratio, statements } from './format';
-import type { PeerInfo, PeerKey } from './peers';
+import type { MeetingTargetKey, PeerKey } from './peers';
 import type { Report } from './report';
 import type { Summary } from './stats';
 
-/** What the --peers pass found: each PostGraphile variant's timed runs and statements. */
+/** What the --peers pass found: the meeting on every target, timed in one rotation. */
 export interface PeersReport {
   rows: {
-    info: PeerInfo;
+    key: MeetingTargetKey;
+    title: string;
+    /** The row whose req/s this one's "÷ baseline" divides by (the baseline of its face). */
+    baselineKey: MeetingTargetKey;
     summary: Summary;
-    /** SQL statements per request, BEGIN/COMMIT not counted (as for the service and baseline), */
+    /** SQL statements per request, BEGIN/COMMIT not counted (service and baseline: as in 1, 2), */
     statements: number;
-    /** and BEGIN/COMMIT per request. */
-    transactionControl: number;
+    /** and BEGIN/COMMIT per request, counted by the peers. */
+    transactionControl?: number;
   }[];
 }
 
@@ -21,60 +24,33 @@ const AHEAD_OF_NO_AUTH = 1;
 
 const TITLE = '## Peers: PostGraphile v5 on the meeting';
 
-interface Line {
-  label: string;
-  summary: Summary | undefined;
-  /** The baseline's req/s this line is divided by (that of its own face). */
-  baselineRps: number;
-  statements: string;
-}
-
 /** The meeting's table (service, baseline, PostGraphile v5 ± token) and the issue's ratios. */
 export function peersSection(report: Report): string[] {
   if ('skipped' in report.peers) {
     return [TITLE, '', `Not measured: ${report.peers.skipped}.`];
   }
   const { rows } = report.peers;
-  const faces = [
-    { face: 'REST', row: report.scenarios.find((r) => r.info.key === 'meeting-rest') },
-    { face: 'GraphQL', row: report.scenarios.find((r) => r.info.key === 'meeting-graphql') },
-  ];
-  const [rest, graphql] = faces.map((f) => f.row);
-  const graphqlBaseline = graphql?.baseline.rps ?? Number.NaN;
-  const lines: Line[] = [
-    ...(['service', 'baseline'] as const).flatMap((side) =>
-      faces.map(({ face, row }) => ({
-        label: side === 'service' ? `service ${face}` : `bare baseline (${face})`,
-        summary: row?.[side],
-        baselineRps: row?.baseline.rps ?? Number.NaN,
-        statements: statements(row?.statements[side] ?? Number.NaN),
-      })),
-    ),
-    ...rows.map((row) => ({
-      label: row.info.title,
-      summary: row.summary,
-      baselineRps: graphqlBaseline,
-      statements: `${statements(row.statements)} (+ ${statements(row.transactionControl)} BEGIN/COMMIT)`,
-    })),
-  ];
+  const rps = (key: MeetingTargetKey): number =>
+    rows.find((r) => r.key === key)?.summary.rps ?? Number.NaN;
   const out = [
     TITLE,
     '',
-    'The 50-participant meeting with the same fields, from one run: the service and the baseline ' +
-      'from scenarios 1 and 2, PostGraphile v5 (amber preset, bench/peers/postgraphile/) asked in its ' +
-      "own schema after its answer was checked to hold the service's data. ÷ baseline divides by the " +
-      'baseline of the same face (PostGraphile: the GraphQL one). The peers are timed right after ' +
-      'the scenarios, the two variants alternating round by round. Statements: BEGIN/COMMIT not ' +
-      'counted, as for the others; other processes: the cores the rest of the machine kept busy.',
+    'The 50-participant meeting with the same fields on every target, timed in one rotation (each ' +
+      'round starts with the next target) after the scenarios: the service and the bare baseline ' +
+      'on both faces, and PostGraphile v5 (amber preset, bench/peers/postgraphile/) asked in its own ' +
+      "schema once its answer was checked to hold the service's data. ÷ baseline divides by the " +
+      'baseline of the same face (PostGraphile: the GraphQL one). Statements: BEGIN/COMMIT not ' +
+      'counted, as for the others (the service and baseline counts are those of scenarios 1 and 2); ' +
+      'other processes: the cores the rest of the machine kept busy.',
     '',
     '| target | req/s | ÷ baseline | p99 ms | Node CPU ms/req | PostgreSQL CPU ms/req | statements | other processes, cores |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...lines.map(
-      (l) =>
-        `| ${l.label} | ${int(l.summary?.rps ?? Number.NaN)} | ${ratio(l.summary?.rps ?? Number.NaN, l.baselineRps)} | ` +
-        `${ms(l.summary?.p99 ?? Number.NaN)} | ${ms(l.summary?.cpuPerRequest ?? Number.NaN)} | ` +
-        `${ms(l.summary?.databaseCpuPerRequest ?? Number.NaN)} | ${l.statements} | ` +
-        `${l.summary?.contention.toFixed(2) ?? '–'} |`,
+    ...rows.map(
+      (r) =>
+        `| ${r.title} | ${int(r.summary.rps)} | ${ratio(r.summary.rps, rps(r.baselineKey))} | ` +
+        `${ms(r.summary.p99)} | ${ms(r.summary.cpuPerRequest)} | ${ms(r.summary.databaseCpuPerRequest)} | ` +
+        `${statements(r.statements)}${r.transactionControl === undefined ? '' : ` (+ ${statements(r.transactionControl)} BEGIN/COMMIT)`} | ` +
+        `${r.summary.contention.toFixed(2)} |`,
     ),
     '',
     'Service ÷ PostGraphile v5, req/s:',
@@ -82,29 +58,22 @@ export function peersSection(report: Report): string[] {
     '| | service REST | service GraphQL | target |',
     '| --- | ---: | ---: | --- |',
   ];
-  const peer = (key: PeerKey) => rows.find((r) => r.info.key === key);
-  const targets = [
+  const targets: { peer: PeerKey; wanted: string; met: (r: number) => boolean }[] = [
+    { peer: 'postgraphile-token', wanted: `≥ ${AHEAD_OF_TOKEN}×`, met: (r) => r >= AHEAD_OF_TOKEN },
     {
-      peer: peer('postgraphile-token'),
-      wanted: `≥ ${AHEAD_OF_TOKEN}×`,
-      met: (r: number) => r >= AHEAD_OF_TOKEN,
-    },
-    {
-      peer: peer('postgraphile-no-auth'),
+      peer: 'postgraphile-no-auth',
       wanted: `> ${AHEAD_OF_NO_AUTH}×`,
-      met: (r: number) => r > AHEAD_OF_NO_AUTH,
+      met: (r) => r > AHEAD_OF_NO_AUTH,
     },
   ];
   for (const { peer, wanted, met } of targets) {
-    if (peer === undefined) {
-      continue;
-    }
-    const versus = (s: Summary | undefined): string => {
-      const r = (s?.rps ?? Number.NaN) / peer.summary.rps;
+    const versus = (service: MeetingTargetKey): string => {
+      const r = rps(service) / rps(peer);
       return Number.isFinite(r) ? `${r.toFixed(2)}× ${met(r) ? '(met)' : '(not met)'}` : '–';
     };
+    const title = rows.find((r) => r.key === peer)?.title ?? peer;
     out.push(
-      `| ÷ ${peer.info.title} | ${versus(rest?.service)} | ${versus(graphql?.service)} | ${wanted} |`,
+      `| ÷ ${title} | ${versus('service-rest')} | ${versus('service-graphql')} | ${wanted} |`,
     );
   }
   return out;

@@ -5,6 +5,8 @@ import { send } from '../lib/http';
 import type { BenchOptions } from '../lib/options';
 import { ROOT } from '../lib/paths';
 import {
+  type MeetingTarget,
+  MEETING_TARGETS,
   PEER_DIR,
   PEERS,
   type PeerInfo,
@@ -13,16 +15,18 @@ import {
   peerMeetingRequest,
 } from '../lib/peers';
 import type { Server } from '../lib/processes';
-import type { PlannedRequest } from '../lib/protocol';
+import type { LoadPlan, PlannedRequest } from '../lib/protocol';
 import type { PeersReport } from '../lib/report-peers';
-import { readRequests } from '../lib/scenarios';
+import { readRequests, type ScenarioKey } from '../lib/scenarios';
 import { summarize } from '../lib/stats';
+import type { Statements } from './equality';
 import type { BenchContext } from './prepare';
 import { log } from './progress';
 import { startPeer } from './targets';
-import { alternating, measurePlan, noRuns } from './timed-runs';
+import { alternating, type Measured, measurePlan, noRuns } from './timed-runs';
 
-// --peers: PostGraphile v5 on the meeting, installed on demand, checked, then timed.
+// --peers: PostGraphile v5 on the meeting, installed on demand, checked, then timed in one
+// rotation with the service and the baseline.
 
 function run(command: string, args: string[], what: string): void {
   const result = spawnSync(command, args, { cwd: PEER_DIR, stdio: 'inherit' });
@@ -57,6 +61,12 @@ async function stats(peer: Server): Promise<PeerStats> {
 
 const CHECKED_REQUESTS = 5;
 
+/** SQL statements per request of a peer, and its BEGIN/COMMIT per request. */
+interface PeerStatements {
+  statements: number;
+  transactionControl: number;
+}
+
 /**
  * Before timing: the peer answers the meeting with the service's data (fails loudly if not), the
  * token peer refuses a request without a token, and the statements per request.
@@ -66,7 +76,7 @@ async function checkPeer(
   peer: Server,
   info: PeerInfo,
   serviceBody: string,
-): Promise<{ statements: number; transactionControl: number }> {
+): Promise<PeerStatements> {
   const request = peerMeetingRequest(ctx.callers.demo, ctx.fixtures.bigMeetingId);
   const before = await stats(peer);
   for (let i = 0; i < CHECKED_REQUESTS; i += 1) {
@@ -97,53 +107,69 @@ async function checkPeer(
   };
 }
 
-/** Both peers: checked against the service's GraphQL answer, then timed, alternating. */
+/**
+ * The meeting on every target in one rotation, so that the service, the baseline and the peers meet
+ * the same machine: the peers are started and checked against the service's GraphQL answer first.
+ */
 export async function peersPass(
   ctx: BenchContext,
-  service: Server,
+  ours: { service: Server; baseline: Server },
+  statements: ReadonlyMap<ScenarioKey, Statements>,
   options: BenchOptions,
 ): Promise<PeersReport> {
+  const requests = (key: Exclude<ScenarioKey, 'writes'>): PlannedRequest[] =>
+    readRequests(key, ctx.fixtures, ctx.callers);
   const serviceAnswer = await send(
-    service.url,
-    readRequests('meeting-graphql', ctx.fixtures, ctx.callers)[0] as PlannedRequest,
+    ours.service.url,
+    requests('meeting-graphql')[0] as PlannedRequest,
   );
   if (serviceAnswer.status !== 200) {
     throw new Error(`the service answered the meeting with ${serviceAnswer.status}`);
   }
-  const servers = new Map<PeerKey, Server>();
+  const peers = new Map<PeerKey, Server>();
   try {
+    const counted = new Map<PeerKey, PeerStatements>();
     for (const info of PEERS) {
-      servers.set(info.key, await startPeer(ctx.dbUrl, info));
-    }
-    const counted = new Map<PeerKey, { statements: number; transactionControl: number }>();
-    for (const info of PEERS) {
-      const sql = await checkPeer(ctx, servers.get(info.key) as Server, info, serviceAnswer.body);
+      const peer = await startPeer(ctx.dbUrl, info);
+      peers.set(info.key, peer);
+      const sql = await checkPeer(ctx, peer, info, serviceAnswer.body);
       counted.set(info.key, sql);
       log(
         `  ${info.title}: same meeting data as the service; SQL statements per request ` +
           `${sql.statements.toFixed(1)} (+ ${sql.transactionControl.toFixed(1)} BEGIN/COMMIT)`,
       );
     }
-    const plan = {
-      kind: 'cycle' as const,
+    const peerPlan: LoadPlan = {
+      kind: 'cycle',
       requests: [peerMeetingRequest(ctx.callers.demo, ctx.fixtures.bigMeetingId)],
     };
-    const [first, second] = PEERS as [PeerInfo, PeerInfo];
-    const runs = { [first.key]: noRuns(), [second.key]: noRuns() };
-    await alternating(options.rounds, first.key, second.key, async (key, round) => {
-      const label = `peers: ${key} · round ${round}/${options.rounds}`;
-      await measurePlan(plan, servers.get(key) as Server, options, label, runs[key]);
+    const where = (t: MeetingTarget): { server: Server; plan: LoadPlan } =>
+      t.kind === 'peer'
+        ? { server: peers.get(t.peer.key) as Server, plan: peerPlan }
+        : { server: ours[t.side], plan: { kind: 'cycle', requests: requests(t.scenario) } };
+    const runs = new Map(MEETING_TARGETS.map((t) => [t.key, noRuns()]));
+    await alternating(options.rounds, MEETING_TARGETS, async (t, round) => {
+      const { server, plan } = where(t);
+      const label = `meeting: ${t.title} · round ${round}/${options.rounds}`;
+      await measurePlan(plan, server, options, label, runs.get(t.key) as Measured);
     });
     return {
-      rows: PEERS.map((info) => ({
-        info,
-        summary: summarize(runs[info.key].results, runs[info.key].peakRss),
-        ...(counted.get(info.key) as { statements: number; transactionControl: number }),
-      })),
+      rows: MEETING_TARGETS.map((t) => {
+        const measured = runs.get(t.key) as Measured;
+        return {
+          key: t.key,
+          title: t.title,
+          baselineKey: t.baselineKey,
+          summary: summarize(measured.results, measured.peakRss),
+          ...(t.kind === 'peer'
+            ? (counted.get(t.peer.key) as PeerStatements)
+            : { statements: statements.get(t.scenario)?.[t.side] ?? Number.NaN }),
+        };
+      }),
     };
   } finally {
-    for (const server of servers.values()) {
-      await server.stop();
+    for (const peer of peers.values()) {
+      await peer.stop();
     }
   }
 }
