@@ -38,9 +38,6 @@ async function main(argv: readonly string[]): Promise<void> {
   sendAcceptEncoding(options.acceptEncoding);
   const started = Date.now();
   ensureBuilt(options);
-  if (options.peers) {
-    ensurePeersInstalled();
-  }
   const mode = options.quick ? 'quick' : 'full';
 
   const { dbUrl, spec } = await chooseData(options);
@@ -50,6 +47,9 @@ async function main(argv: readonly string[]): Promise<void> {
     return;
   }
 
+  if (options.peers) {
+    ensurePeersInstalled();
+  }
   const writerId = (await readFixtures(dbUrl, 1)).writerId;
   await cleanupWrites(dbUrl, writerId);
 
