@@ -1,7 +1,7 @@
 import type { Context } from '../context';
 import { MeetingIdArgs } from '../modules/meeting/meeting.inputs';
 import type { ParticipantRecord } from '../modules/participant/participant.store';
-import { SubscriptionOverHttpError, ValidationFailedError } from '../shared/errors';
+import { WrongTransportError, ValidationFailedError } from '../shared/errors';
 import { fieldErrorsOf } from '../shared/validation';
 import { requireViewer } from '../shared/viewer.decorator';
 import { END_OF_STREAM } from './event-stream';
@@ -12,7 +12,7 @@ import type { MeetingEvent } from './meeting-event.type';
 /** Subscriptions are served over WebSocket only (an HTTP request has no events to wait for). */
 function requireLive(context: Context): LiveScope {
   if (!context.live) {
-    throw new SubscriptionOverHttpError();
+    throw new WrongTransportError('SUBSCRIPTION_NEEDS_WEBSOCKET');
   }
   return context.live;
 }

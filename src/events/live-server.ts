@@ -19,7 +19,11 @@ import { type AppDependencies, type Context, createContext } from '../context';
 import type { Config } from '../config';
 import { GRAPHQL_LIMITS } from '../graphql/armor';
 import type { LiveMetrics } from '../observability/metrics';
-import { TooManySubscriptionsError } from '../shared/errors';
+import {
+  TooManySubscriptionsError,
+  UnauthenticatedError,
+  WrongTransportError,
+} from '../shared/errors';
 import type { EventHub } from './event-hub';
 import { END_OF_STREAM, EventStream, type NoticeMapper } from './event-stream';
 import type { LiveScope } from './live-scope';
@@ -133,7 +137,7 @@ export function startLiveServer(options: LiveServerOptions): LiveServer {
     }
     const operation = getOperationAST(document, payload.operationName);
     if (operation?.operation !== OperationTypeNode.SUBSCRIPTION) {
-      return [new GraphQLError('Only subscriptions are served over WebSocket; use HTTP')];
+      return [new WrongTransportError('OPERATION_NEEDS_HTTP')];
     }
     if (active >= limits.perSocket) {
       return [new TooManySubscriptionsError(limits.perSocket)];
@@ -170,8 +174,9 @@ export function startLiveServer(options: LiveServerOptions): LiveServer {
       onClose: (ctx) => ctx.extra.session?.end(),
       onSubscribe: (ctx, _id, payload) => {
         const session = ctx.extra.session;
+        // graphql-ws closes a socket that subscribes before it is acknowledged (4401) first.
         if (!session) {
-          return [new GraphQLError('Unauthorized')];
+          return [new UnauthenticatedError('NOT_AUTHENTICATED')];
         }
         // graphql-ws has already reserved this one's place among them.
         const active = Object.keys(ctx.subscriptions).length - 1;

@@ -1,6 +1,6 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { Context } from '../context';
-import { SubscriptionOverHttpError } from '../shared/errors';
+import { WrongTransportError } from '../shared/errors';
 
 /**
  * A subscription sent over HTTP is refused before it runs (400, a coded error): its events are
@@ -12,7 +12,7 @@ export function subscriptionsOverWebSocketPlugin(): ApolloServerPlugin<Context> 
       return {
         async didResolveOperation({ operation }) {
           if (operation?.operation === 'subscription') {
-            throw new SubscriptionOverHttpError();
+            throw new WrongTransportError('SUBSCRIPTION_NEEDS_WEBSOCKET');
           }
         },
       };

@@ -95,15 +95,16 @@ export class TooManyRequestsError extends AppError {
   }
 }
 
-/** A subscription over HTTP: events are served over WebSocket (graphql-transport-ws) only. */
-export class SubscriptionOverHttpError extends AppError {
-  constructor() {
-    super(
-      'BAD_USER_INPUT',
-      'SUBSCRIPTION_NEEDS_WEBSOCKET',
-      'Subscriptions are served over WebSocket (graphql-transport-ws) on /graphql',
-      { http: { status: 400 } },
-    );
+const transportMessages = {
+  SUBSCRIPTION_NEEDS_WEBSOCKET:
+    'Subscriptions are served over WebSocket (graphql-transport-ws) on /graphql',
+  OPERATION_NEEDS_HTTP: 'Queries and mutations are served over HTTP on /graphql',
+} as const;
+
+/** An operation sent over the other transport: subscriptions over WebSocket, the rest over HTTP. */
+export class WrongTransportError extends AppError {
+  constructor(reason: keyof typeof transportMessages) {
+    super('BAD_USER_INPUT', reason, transportMessages[reason], { http: { status: 400 } });
   }
 }
 

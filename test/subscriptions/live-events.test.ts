@@ -243,6 +243,17 @@ describe('subscriptions reaching every instance', () => {
     expect(events.results).toEqual([]);
   });
 
+  it('serves only subscriptions over WebSocket: a query there is answered with a coded error', async () => {
+    const socket = open(guest.token);
+    const query = socket.subscribe('{ me { id } }');
+    await query.finished();
+    expect(query.ended?.error).toEqual([
+      expect.objectContaining({
+        extensions: { code: 'BAD_USER_INPUT', reason: 'OPERATION_NEEDS_HTTP' },
+      }),
+    ]);
+  });
+
   it('answers a subscription sent over HTTP with a coded error', async () => {
     const answer = await b.gql.request(INVITATIONS, {}, guest.token);
     expect(answer.errors?.[0]?.extensions).toEqual({
