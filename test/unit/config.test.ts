@@ -17,6 +17,37 @@ describe('configuration', () => {
     );
   });
 
+  it('bounds subscriptions by default and refuses bounds that are not positive whole numbers', () => {
+    expect(loadConfig({}).subscriptions).toEqual({
+      perSocket: 20,
+      socketsPerUser: 10,
+      queueSize: 100,
+    });
+    expect(
+      loadConfig({
+        SUBSCRIPTIONS_PER_SOCKET: '5',
+        SOCKETS_PER_USER: '3',
+        SUBSCRIPTION_QUEUE_SIZE: '1000',
+      }).subscriptions,
+    ).toEqual({ perSocket: 5, socketsPerUser: 3, queueSize: 1000 });
+    try {
+      loadConfig({
+        SUBSCRIPTIONS_PER_SOCKET: '0',
+        SOCKETS_PER_USER: 'many',
+        SUBSCRIPTION_QUEUE_SIZE: '1.5',
+      });
+      throw new Error('expected a ConfigError');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      const problems = (error as ConfigError).problems.map((p) => p.split(':')[0]);
+      expect(problems).toEqual([
+        'SUBSCRIPTIONS_PER_SOCKET',
+        'SOCKETS_PER_USER',
+        'SUBSCRIPTION_QUEUE_SIZE',
+      ]);
+    }
+  });
+
   it('uses PostgreSQL when DATABASE_URL is set', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x' }).database).toEqual({
       kind: 'postgres',
