@@ -18,8 +18,10 @@ import { WebSocketServer } from 'ws';
 import { type AppDependencies, type Context, createContext } from '../context';
 import type { Config } from '../config';
 import { GRAPHQL_LIMITS } from '../graphql/armor';
+import { assertWithinNodeLimit } from '../graphql/node-limit';
 import type { LiveMetrics } from '../observability/metrics';
 import {
+  QueryTooLargeError,
   TooManySubscriptionsError,
   UnauthenticatedError,
   WrongTransportError,
@@ -59,6 +61,10 @@ const GOING_AWAY = 1001;
 const TRY_AGAIN_LATER = 1013;
 
 type Extra = { session?: SocketSession };
+
+/** A subscribe message's variables: an object, as graphql-ws has already checked. */
+const variablesOf = (variables: unknown): Record<string, unknown> =>
+  variables !== null && typeof variables === 'object' ? (variables as Record<string, unknown>) : {};
 
 const isRefusal = (value: SocketSession | Refusal): value is Refusal => 'code' in value;
 
@@ -139,6 +145,14 @@ export function startLiveServer(options: LiveServerOptions): LiveServer {
     if (operation?.operation !== OperationTypeNode.SUBSCRIPTION) {
       return [new WrongTransportError('OPERATION_NEEDS_HTTP')];
     }
+    try {
+      assertWithinNodeLimit(options.schema, document, operation, variablesOf(payload.variables));
+    } catch (error) {
+      if (error instanceof QueryTooLargeError) {
+        return [error];
+      }
+      throw error;
+    }
     if (active >= limits.perSocket) {
       return [new TooManySubscriptionsError(limits.perSocket)];
     }
@@ -150,7 +164,7 @@ export function startLiveServer(options: LiveServerOptions): LiveServer {
       schema: options.schema,
       document,
       operationName: payload.operationName,
-      variableValues: payload.variables as ExecutionArgs['variableValues'],
+      variableValues: variablesOf(payload.variables),
       contextValue: context,
     };
   }

@@ -1,5 +1,6 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import {
+  type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
   getNamedType,
@@ -122,9 +123,31 @@ export function countNodes(
   fragments: Fragments,
   variables: Readonly<Record<string, unknown>> = {},
 ): number {
-  const root =
-    operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+  const root = schema.getRootType(operation.operation);
   return root ? count({ schema, fragments, variables }, root, operation.selectionSet, 1) : 0;
+}
+
+/** Refuses (QueryTooLargeError) an operation that could answer more than MAX_NODES records. */
+export function assertWithinNodeLimit(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Readonly<Record<string, unknown>> = {},
+): void {
+  const fragments = new Map(
+    document.definitions
+      .filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION)
+      .map((fragment) => [fragment.name.value, fragment] as const),
+  );
+  const nodes = countNodes(schema, operation, fragments, variables);
+  if (nodes > MAX_NODES) {
+    throw new QueryTooLargeError(
+      nodes,
+      MAX_NODES,
+      `The operation could answer up to ${nodes} records, more than ${MAX_NODES}: ` +
+        `ask for smaller slices (first/last at most ${MAX_PAGE_SIZE}) or fewer nested lists.`,
+    );
+  }
 }
 
 /** Refuses, before anything runs, an operation that could answer more than MAX_NODES records. */
@@ -133,22 +156,8 @@ export function nodeLimitPlugin(schema: GraphQLSchema): ApolloServerPlugin {
     async requestDidStart() {
       return {
         async didResolveOperation({ document, operation, request }) {
-          if (!operation) {
-            return;
-          }
-          const fragments = new Map(
-            document.definitions
-              .filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION)
-              .map((fragment) => [fragment.name.value, fragment] as const),
-          );
-          const nodes = countNodes(schema, operation, fragments, request.variables ?? {});
-          if (nodes > MAX_NODES) {
-            throw new QueryTooLargeError(
-              nodes,
-              MAX_NODES,
-              `The operation could answer up to ${nodes} records, more than ${MAX_NODES}: ` +
-                `ask for smaller slices (first/last at most ${MAX_PAGE_SIZE}) or fewer nested lists.`,
-            );
+          if (operation) {
+            assertWithinNodeLimit(schema, document, operation, request.variables ?? {});
           }
         },
       };

@@ -58,6 +58,26 @@ describe('the bounds of subscriptions', () => {
     expect([first.ended, second.ended]).toEqual([null, null]);
   });
 
+  it('refuses a subscription whose every event could answer more than 100,000 records', async () => {
+    const meeting = await t.seed.meeting(owner).inviting(guest).create();
+    const fanOut = Array.from(
+      { length: 11 },
+      (_, i) => `p${i}: participantsConnection(first: 100) { nodes { id } }`,
+    ).join(' ');
+    const query = `subscription ($meetingId: String!) {
+      meetingEvents(meetingId: $meetingId) {
+        meeting { participantsConnection(first: 100) { nodes { meeting { ${fanOut} } } } }
+      }
+    }`;
+    const refused = open(guest.token).subscribe(query, { meetingId: meeting.id });
+    await refused.finished();
+    expect(refused.ended?.error).toEqual([
+      expect.objectContaining({
+        extensions: expect.objectContaining({ code: 'QUERY_TOO_LARGE', nodes: 110_000 + 100 }),
+      }),
+    ]);
+  });
+
   it('refuses a socket beyond SOCKETS_PER_USER for one user (4429), and frees the place on close', async () => {
     const sockets = [open(guest.token), open(guest.token)];
     expect(await Promise.all(sockets.map((socket) => socket.acknowledged))).toEqual([true, true]);
