@@ -3,7 +3,7 @@ import type { Context } from '../context';
 import { MeetingIdArgs } from '../modules/meeting/meeting.inputs';
 import { Participant } from '../modules/participant/participant.entity';
 import type { ParticipantRecord } from '../modules/participant/participant.store';
-import { invitations, meetingEvents } from './event-streams';
+import { invitations, meetingEvents } from './subscription-streams';
 import { MeetingEvent } from './meeting-event.type';
 
 /** Live updates over WebSocket (graphql-transport-ws on /graphql). */

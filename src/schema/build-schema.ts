@@ -16,7 +16,7 @@ import { validateArgs } from '../shared/validation';
 
 /**
  * type-graphql asks for a PubSub once the schema has subscriptions, although each of ours brings
- * its own `subscribe` (src/events/event-streams.ts): nothing is ever published through this one.
+ * its own `subscribe` (src/events/subscription-streams.ts): nothing is ever published through this one.
  */
 const NO_PUBSUB: PubSub = {
   publish: () => undefined,
