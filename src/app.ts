@@ -18,6 +18,7 @@ import { QueryCounter } from './db/query-stats';
 import { EventHub } from './events/event-hub';
 import { startLiveServer } from './events/live-server';
 import { NoticeListener } from './events/notice-listener';
+import { SSE_PATH } from './events/sse-handler';
 import { graphqlArmor } from './graphql/armor';
 import { createApolloServer, GRAPHQL_PATH } from './graphql/apollo';
 import { formatError } from './graphql/format-error';
@@ -127,22 +128,6 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
   app.use(playgroundAssetsMount, playgroundAssets());
   app.use(GRAPHIQL_PATH, graphiqlRouter(GRAPHQL_PATH));
 
-  const apollo = createApolloServer({
-    schema,
-    httpServer,
-    logger,
-    introspection: config.introspection,
-    playgroundHtml,
-  });
-  await apollo.start();
-  app.use(
-    GRAPHQL_PATH,
-    express.json({ limit: JSON_LIMIT }),
-    expressMiddleware(apollo, {
-      context: ({ req }) =>
-        createContext(deps, { authorization: req.headers.authorization, ip: req.ip ?? 'unknown' }),
-    }),
-  );
   const hub = new EventHub();
   const listener = new NoticeListener({
     url: database.url,
@@ -167,6 +152,25 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     validationRules: graphqlArmor().validationRules,
     formatError: formatError(logger),
   });
+  // Before the GraphQL path's own handler, which would take /graphql/stream for itself.
+  app.use(SSE_PATH, live.sse);
+
+  const apollo = createApolloServer({
+    schema,
+    httpServer,
+    logger,
+    introspection: config.introspection,
+    playgroundHtml,
+  });
+  await apollo.start();
+  app.use(
+    GRAPHQL_PATH,
+    express.json({ limit: JSON_LIMIT }),
+    expressMiddleware(apollo, {
+      context: ({ req }) =>
+        createContext(deps, { authorization: req.headers.authorization, ip: req.ip ?? 'unknown' }),
+    }),
+  );
   app.use(REST_PREFIX, docsRouter(schema));
   app.use(REST_PREFIX, restRouter({ schema, deps, logger }));
   app.use(notFound);

@@ -162,9 +162,9 @@ export interface Config {
   /** Origins allowed to call the API from a browser; empty: same origin only; `*`: any. */
   corsOrigins: string[];
   /**
-   * Bounds on GraphQL subscriptions (WebSocket): subscriptions one socket may carry, sockets one
-   * user may hold open on one instance, and events held for a subscriber that does not keep up
-   * (one more closes its socket).
+   * Bounds on GraphQL subscriptions: subscriptions one socket may carry, sockets and event
+   * streams one user may hold open on one instance, and events held for a subscriber that does
+   * not keep up (one more closes its connection).
    */
   subscriptions: { perSocket: number; socketsPerUser: number; queueSize: number };
   rateLimits: {

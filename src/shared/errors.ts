@@ -108,12 +108,15 @@ export class WrongTransportError extends AppError {
   }
 }
 
-/** One socket already carries as many subscriptions as it may (SUBSCRIPTIONS_PER_SOCKET). */
-export class TooManySubscriptionsError extends AppError {
-  constructor(limit: number) {
-    super('TOO_MANY_REQUESTS', 'TOO_MANY_SUBSCRIPTIONS', 'Too many subscriptions on this socket', {
-      limit,
-    });
+const liveLimits = {
+  TOO_MANY_SUBSCRIPTIONS: 'Too many subscriptions on this socket',
+  TOO_MANY_CONNECTIONS: 'Too many sockets and event streams open for this user',
+} as const;
+
+/** A bound of subscriptions reached: SUBSCRIPTIONS_PER_SOCKET, or SOCKETS_PER_USER. */
+export class LiveLimitError extends AppError {
+  constructor(reason: keyof typeof liveLimits, limit: number) {
+    super('TOO_MANY_REQUESTS', reason, liveLimits[reason], { limit, http: { status: 429 } });
   }
 }
 

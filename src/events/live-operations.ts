@@ -1,0 +1,160 @@
+import {
+  type ExecutionArgs,
+  getOperationAST,
+  GraphQLError,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  OperationTypeNode,
+  parse,
+  specifiedRules,
+  validate,
+  type ValidationRule,
+} from 'graphql';
+import { CloseCode } from 'graphql-ws';
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import { type AppDependencies, type Context, createContext } from '../context';
+import { GRAPHQL_LIMITS } from '../graphql/armor';
+import { assertWithinNodeLimit } from '../graphql/node-limit';
+import type { LiveMetrics } from '../observability/metrics';
+import { LiveLimitError, QueryTooLargeError, WrongTransportError } from '../shared/errors';
+import type { EventHub } from './event-hub';
+import { END_OF_STREAM, EventStream, type NoticeMapper } from './event-stream';
+import type { LiveScope } from './live-scope';
+import type { LiveSession } from './live-sessions';
+
+export interface LiveOperationsOptions {
+  schema: GraphQLSchema;
+  deps: AppDependencies;
+  hub: EventHub;
+  limits: Config['subscriptions'];
+  logger: Logger;
+  metrics: LiveMetrics | null;
+  /** The HTTP face's validation rules (graphql-armor's limits), applied here too. */
+  validationRules: readonly ValidationRule[];
+  /** The HTTP face's error shaping (coded errors as they are, anything else masked). */
+  formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+}
+
+/** A subscribe request as either transport receives it. */
+export interface SubscribePayload {
+  query: string;
+  operationName?: string | null;
+  variables?: unknown;
+}
+
+/** WebSocket's "try again later" (RFC 6455): a subscriber that did not keep up. */
+const TRY_AGAIN_LATER = 1013;
+
+/** A subscribe message's variables: an object, as the transport has already checked. */
+const variablesOf = (variables: unknown): Record<string, unknown> =>
+  variables !== null && typeof variables === 'object' ? (variables as Record<string, unknown>) : {};
+
+/**
+ * What both transports (WebSocket, event stream) do with a subscription: check the document as
+ * the HTTP face does (armor's rules, the node limit) and serve subscriptions only; then run it
+ * with a context that is renewed before each event.
+ */
+export class LiveOperations {
+  private readonly rules: readonly ValidationRule[];
+
+  constructor(private readonly options: LiveOperationsOptions) {
+    this.rules = [...specifiedRules, ...options.validationRules];
+  }
+
+  /** Errors as the HTTP face shapes them. */
+  format(errors: readonly GraphQLError[]): GraphQLFormattedError[] {
+    return errors.map((error) => this.options.formatError(error.toJSON(), error));
+  }
+
+  /**
+   * The execution of a subscribe request on `session` (which already runs `active`
+   * subscriptions), or why it is refused.
+   */
+  async prepare(
+    session: LiveSession,
+    payload: SubscribePayload,
+    active: number,
+  ): Promise<ExecutionArgs | readonly GraphQLError[]> {
+    const { schema, limits, deps } = this.options;
+    let document;
+    try {
+      document = parse(payload.query, { maxTokens: GRAPHQL_LIMITS.maxTokens });
+    } catch (error) {
+      return [error instanceof GraphQLError ? error : new GraphQLError('Syntax error')];
+    }
+    const invalid = validate(schema, document, this.rules);
+    if (invalid.length > 0) {
+      return invalid;
+    }
+    const operation = getOperationAST(document, payload.operationName);
+    if (operation?.operation !== OperationTypeNode.SUBSCRIPTION) {
+      return [new WrongTransportError('OPERATION_NEEDS_HTTP')];
+    }
+    const variableValues = variablesOf(payload.variables);
+    try {
+      assertWithinNodeLimit(schema, document, operation, variableValues);
+    } catch (error) {
+      if (error instanceof QueryTooLargeError) {
+        return [error];
+      }
+      throw error;
+    }
+    if (active >= limits.perSocket) {
+      return [new LiveLimitError('TOO_MANY_SUBSCRIPTIONS', limits.perSocket)];
+    }
+    const live: LiveScope = {
+      stream: (topic, map) => this.stream(session, context, live, topic, map),
+    };
+    const context = await createContext(deps, session.request, live);
+    return {
+      schema,
+      document,
+      operationName: payload.operationName,
+      variableValues,
+      contextValue: context,
+    };
+  }
+
+  /** A subscription's stream: the context renewed before each notice, failures skipped. */
+  private stream<T>(
+    session: LiveSession,
+    context: Context,
+    live: LiveScope,
+    topic: string,
+    map: NoticeMapper<T>,
+  ): EventStream<T> {
+    const { deps, hub, limits, logger, metrics } = this.options;
+    metrics?.subscriptionsActive.inc();
+    return new EventStream<T>({
+      listen: (push) => hub.on(topic, push),
+      capacity: limits.queueSize,
+      onOverflow: () => {
+        metrics?.eventsDropped.inc({ reason: 'slow_consumer' });
+        logger.warn({ component: 'events', userId: session.user.id }, 'slow subscriber closed');
+        session.close(TRY_AGAIN_LATER, 'Slow consumer');
+      },
+      onEnd: () => metrics?.subscriptionsActive.dec(),
+      map: async (notice) => {
+        try {
+          const renewed = await createContext(deps, session.request, live);
+          if (renewed.auth.failure !== null) {
+            // The user was deactivated (or their token expired) since the connection opened.
+            session.close(CloseCode.Forbidden, 'Forbidden');
+            return END_OF_STREAM;
+          }
+          Object.assign(context, renewed);
+          const value = await map(notice);
+          if (value !== null && value !== END_OF_STREAM) {
+            metrics?.eventsDelivered.inc();
+          }
+          return value;
+        } catch (error) {
+          metrics?.eventsDropped.inc({ reason: 'error' });
+          logger.warn({ component: 'events', err: error }, 'an event could not be read');
+          return null;
+        }
+      },
+    });
+  }
+}

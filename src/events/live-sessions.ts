@@ -1,0 +1,124 @@
+import { CloseCode } from 'graphql-ws';
+import { decodeJwt } from 'jose';
+import { authenticate, bearerToken } from '../auth/authenticate';
+import type { AppDependencies, RequestInfo } from '../context';
+import type { UserRecord } from '../modules/user/user.store';
+import type { LiveMetrics } from '../observability/metrics';
+import { type AppError, LiveLimitError, UnauthenticatedError } from '../shared/errors';
+import { createStores } from '../stores';
+
+/**
+ * One authenticated connection that carries subscriptions (a WebSocket, or an event stream):
+ * who, with which token, from where.
+ */
+export interface LiveSession {
+  user: UserRecord;
+  request: RequestInfo;
+  /** Ends the connection (once): a WebSocket with this close code; an event stream ends. */
+  close(code: number, reason: string): void;
+  /** Stops the session's timer and gives its place back (called when the connection ends). */
+  end(): void;
+}
+
+/**
+ * Why a connection was refused: a missing or bad token, or too many connections of one user.
+ * `code` and `reason` close a WebSocket (graphql-ws's codes), `error` answers an HTTP request.
+ */
+export type Refusal = { code: number; reason: string; error: AppError };
+
+export const isRefusal = (value: LiveSession | Refusal): value is Refusal => 'error' in value;
+
+/** Milliseconds until the token expires (`exp`); verified already, so decoding is enough. */
+function msUntilExpiry(authorization: string | undefined): number | null {
+  const token = bearerToken(authorization);
+  const exp = token ? decodeJwt(token).exp : undefined;
+  return typeof exp === 'number' ? exp * 1000 - Date.now() : null;
+}
+
+/**
+ * The authenticated connections of this instance. One is let in once (a WebSocket in
+ * `connection_init`, an event stream by its request's header) with the same bearer tokens and
+ * rules as HTTP; it is closed when its token expires, and a user may hold at most `perUser`
+ * connections at a time.
+ */
+export class LiveSessions {
+  private readonly byUser = new Map<string, number>();
+  private readonly open = new Set<LiveSession>();
+
+  constructor(
+    private readonly deps: AppDependencies,
+    private readonly perUser: number,
+    private readonly metrics: LiveMetrics | null,
+  ) {}
+
+  /** Authenticates a connection: its session, or the refusal to end it with. */
+  async start(
+    authorization: string | undefined,
+    ip: string,
+    endConnection: (code: number, reason: string) => void,
+  ): Promise<LiveSession | Refusal> {
+    const users = createStores(this.deps.orm.em.fork()).users;
+    const auth = await authenticate(authorization, users, this.deps.tokens);
+    if (auth.failure !== null) {
+      const error = new UnauthenticatedError(auth.failure);
+      return { code: CloseCode.Forbidden, reason: 'Forbidden', error };
+    }
+    const userId = auth.user.id;
+    const held = this.byUser.get(userId) ?? 0;
+    if (held >= this.perUser) {
+      const error = new LiveLimitError('TOO_MANY_CONNECTIONS', this.perUser);
+      return { code: CloseCode.TooManyInitialisationRequests, reason: 'Too many sockets', error };
+    }
+    this.byUser.set(userId, held + 1);
+    this.metrics?.socketsOpen.inc();
+    let closed = false;
+    const close = (code: number, reason: string): void => {
+      if (!closed) {
+        closed = true;
+        endConnection(code, reason);
+      }
+    };
+    const remaining = msUntilExpiry(authorization);
+    // A connection lives no longer than the token that opened it (timers hold 32-bit delays).
+    const expiry =
+      remaining === null
+        ? null
+        : setTimeout(
+            () => close(CloseCode.Forbidden, 'Token expired'),
+            Math.min(Math.max(remaining, 0), 2 ** 31 - 1),
+          );
+    expiry?.unref();
+    let ended = false;
+    const session: LiveSession = {
+      user: auth.user,
+      request: { authorization, ip },
+      close,
+      end: () => {
+        if (ended) {
+          return;
+        }
+        ended = true;
+        this.open.delete(session);
+        if (expiry) {
+          clearTimeout(expiry);
+        }
+        this.metrics?.socketsOpen.dec();
+        const left = (this.byUser.get(userId) ?? 1) - 1;
+        if (left > 0) {
+          this.byUser.set(userId, left);
+        } else {
+          this.byUser.delete(userId);
+        }
+      },
+    };
+    this.open.add(session);
+    return session;
+  }
+
+  /** Ends every open connection (shutdown) with `code`. */
+  closeAll(code: number, reason: string): void {
+    for (const session of [...this.open]) {
+      session.close(code, reason);
+    }
+  }
+}

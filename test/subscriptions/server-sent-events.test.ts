@@ -1,0 +1,183 @@
+import { waitForSubscriptions } from '../helpers/live-client';
+import { RestClient } from '../helpers/rest-client';
+import type { SeededUser } from '../helpers/seed';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+/*
+ * Subscriptions as Server-Sent Events (graphql-sse, distinct connections mode) on
+ * /graphql/stream, for clients that cannot open WebSockets: the same events, rules and bounds.
+ */
+
+interface StreamMessage {
+  event: string;
+  data: unknown;
+}
+
+/** A subscription request held open, its messages parsed as they arrive. */
+class EventStreamClient {
+  readonly messages: StreamMessage[] = [];
+  private readonly abort = new AbortController();
+  status = 0;
+  body: unknown = null;
+
+  async open(
+    url: string,
+    token: string | undefined,
+    query: string,
+    variables: Record<string, unknown> = {},
+  ): Promise<this> {
+    const response = await fetch(`${url}/graphql/stream`, {
+      method: 'POST',
+      headers: {
+        accept: 'text/event-stream',
+        'content-type': 'application/json',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
+      body: JSON.stringify({ query, variables }),
+      signal: this.abort.signal,
+    });
+    this.status = response.status;
+    if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
+      this.body = await response.json();
+      return this;
+    }
+    void this.read(response).catch(() => undefined);
+    return this;
+  }
+
+  private async read(response: Response): Promise<void> {
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let end = buffer.indexOf('\n\n');
+      while (end >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event = /^event: (.*)$/m.exec(block)?.[1];
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        if (event) {
+          this.messages.push({ event, data: data ? JSON.parse(data) : null });
+        }
+        end = buffer.indexOf('\n\n');
+      }
+    }
+  }
+
+  async received(count: number, ms = 2_000): Promise<StreamMessage[]> {
+    const deadline = Date.now() + ms;
+    while (this.messages.length < count && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return this.messages;
+  }
+
+  close(): void {
+    this.abort.abort();
+  }
+}
+
+describe('subscriptions as Server-Sent Events', () => {
+  let t: TestApp;
+  let owner: SeededUser;
+  let guest: SeededUser;
+  let other: SeededUser;
+  const streams: EventStreamClient[] = [];
+
+  const stream = (
+    token: string | undefined,
+    query: string,
+    variables?: Record<string, unknown>,
+  ): Promise<EventStreamClient> => {
+    const client = new EventStreamClient();
+    streams.push(client);
+    return client.open(t.url, token, query, variables);
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp({ SOCKETS_PER_USER: '2' });
+    [owner, guest, other] = (await t.seed.users(3)) as [SeededUser, SeededUser, SeededUser];
+  });
+  afterEach(() => {
+    streams.splice(0).forEach((client) => client.close());
+  });
+  afterAll(() => t.close());
+
+  it('delivers an invitation on the stream, read as the subscriber sees it', async () => {
+    const invitations = await stream(
+      guest.token,
+      'subscription { invitationReceived { userId status meeting { title } } }',
+    );
+    expect(invitations.status).toBe(200);
+    await waitForSubscriptions(t.instance, 1);
+    const meeting = await t.seed.meeting(owner).titled('Streamed review').inviting(other).create();
+    const added = await new RestClient(t.url).post(
+      `/meeting/${meeting.id}/participants/add`,
+      { json: { user_id: guest.id } },
+      { token: owner.token },
+    );
+    expect(added.status).toBe(200);
+    await invitations.received(1, 1_000);
+    expect(invitations.messages).toEqual([
+      {
+        event: 'next',
+        data: {
+          data: {
+            invitationReceived: {
+              userId: guest.id,
+              status: 'NEW',
+              meeting: { title: 'Streamed review' },
+            },
+          },
+        },
+      },
+    ]);
+  });
+
+  it('refuses a request without a token or with a bad one (401)', async () => {
+    for (const token of [undefined, 'not.a.token']) {
+      const refused = await stream(token, 'subscription { invitationReceived { id } }');
+      expect(refused.status).toBe(401);
+      expect(refused.body).toEqual({
+        errors: [
+          expect.objectContaining({
+            extensions: expect.objectContaining({ code: 'UNAUTHENTICATED' }),
+          }),
+        ],
+      });
+    }
+  });
+
+  it('counts streams with sockets against SOCKETS_PER_USER (429)', async () => {
+    const open = [
+      await stream(guest.token, 'subscription { invitationReceived { id } }'),
+      await stream(guest.token, 'subscription { invitationReceived { id } }'),
+    ];
+    expect(open.map((client) => client.status)).toEqual([200, 200]);
+    await waitForSubscriptions(t.instance, 2);
+    const third = await stream(guest.token, 'subscription { invitationReceived { id } }');
+    expect(third.status).toBe(429);
+    expect(third.body).toEqual({
+      errors: [
+        expect.objectContaining({
+          extensions: expect.objectContaining({
+            code: 'TOO_MANY_REQUESTS',
+            reason: 'TOO_MANY_CONNECTIONS',
+          }),
+        }),
+      ],
+    });
+  });
+
+  it('refuses a query sent to the stream (400) with a coded error', async () => {
+    const query = await stream(guest.token, '{ me { id } }');
+    expect(query.status).toBe(400);
+    expect(query.body).toEqual({
+      errors: [
+        expect.objectContaining({
+          extensions: { code: 'BAD_USER_INPUT', reason: 'OPERATION_NEEDS_HTTP' },
+        }),
+      ],
+    });
+  });
+});
