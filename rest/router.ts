@@ -2,7 +2,11 @@ import express, { type Request, type RequestHandler, type Response, Router } fro
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import { type AppDependencies, createContext, type Context } from '../src/context';
-import { argumentRuleFailures, operationNeedsViewer } from '../src/graphql/argument-rules';
+import {
+  argumentRuleFailures,
+  besideTypeFailures,
+  operationNeedsViewer,
+} from '../src/graphql/argument-rules';
 import { HttpRequestError, notFound, sendHttpError } from '../src/http/http-errors';
 import { currentRequest } from '../src/observability/request-scope';
 import { type FieldErrors, ValidationFailedError } from '../src/shared/errors';
@@ -88,11 +92,7 @@ async function invalidVariables(
     await argumentRuleFailures(executor.schema, operation.definition, gathered.standIns, context),
     route.renames,
   );
-  const typed = Object.keys(gathered.fields);
-  const beside = Object.entries(rules).filter(
-    ([path]) => !typed.some((bad) => path === bad || path.startsWith(`${bad}.`)),
-  );
-  return new ValidationFailedError({ ...Object.fromEntries(beside), ...gathered.fields });
+  return new ValidationFailedError(besideTypeFailures(gathered.fields, rules));
 }
 
 function operationFor(

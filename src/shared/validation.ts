@@ -153,7 +153,7 @@ export const IsFuture = (): PropertyDecorator =>
   ValidateBy({
     name: 'isFuture',
     validator: {
-      validate: (value) => typeof value === 'string' && Date.parse(value) > Date.now(),
+      validate: (value) => value instanceof Date && value.getTime() > Date.now(),
     },
   });
 

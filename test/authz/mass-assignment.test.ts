@@ -443,7 +443,7 @@ describe('mass assignment', () => {
 
     it('a participant cannot do it through GraphQL either (FORBIDDEN), and nothing changes', async () => {
       const result = await world.t.gql.request(
-        `mutation ($m: String!, $u: String!) {
+        `mutation ($m: UUID!, $u: UUID!) {
           addParticipant(meetingId: $m, userId: $u, status: ACCEPTED) { id status }
         }`,
         { m: meeting.id, u: second.id },
@@ -595,7 +595,7 @@ describe('mass assignment', () => {
 
     it('GraphQL refuses an approve that names another user, and nothing changes', async () => {
       const result = await world.t.gql.request(
-        `mutation ($m: String!, $u: String!) { approveMeeting(meetingId: $m, userId: $u) { id } }`,
+        `mutation ($m: UUID!, $u: UUID!) { approveMeeting(meetingId: $m, userId: $u) { id } }`,
         { m: meeting.id, u: second.id },
         first.token,
       );

@@ -121,4 +121,4 @@ export interface Capability {
   outcomes: Record<Caller, Outcome>;
 }
 
-export const MEETING_ID = '$meetingId: String!';
+export const MEETING_ID = '$meetingId: UUID!';

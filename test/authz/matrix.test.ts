@@ -203,7 +203,7 @@ const capabilities: Capability[] = [
     graphql: { operation: 'query', field: 'followStatus' },
     restCall: (s) => ({ params: { user_id: s.target.id } }),
     graphqlCall: (s) => ({
-      query: `query ($userId: String!) { followStatus(userId: $userId) { isFollowing isFollowedBy isMutual } }`,
+      query: `query ($userId: UUID!) { followStatus(userId: $userId) { isFollowing isFollowedBy isMutual } }`,
       variables: { userId: s.target.id },
     }),
     outcomes: forMembers(
@@ -222,7 +222,7 @@ const capabilities: Capability[] = [
     graphql: { operation: 'mutation', field: 'follow' },
     restCall: (s) => ({ params: { user_id: s.target.id } }),
     graphqlCall: (s) => ({
-      query: `mutation ($userId: String!) { follow(userId: $userId) { id followingId } }`,
+      query: `mutation ($userId: UUID!) { follow(userId: $userId) { id followingId } }`,
       variables: { userId: s.target.id },
     }),
     outcomes: forMembers(
@@ -237,7 +237,7 @@ const capabilities: Capability[] = [
     graphql: { operation: 'mutation', field: 'unfollow' },
     restCall: (s) => ({ params: { user_id: s.target.id } }),
     graphqlCall: (s) => ({
-      query: `mutation ($userId: String!) { unfollow(userId: $userId) }`,
+      query: `mutation ($userId: UUID!) { unfollow(userId: $userId) }`,
       variables: { userId: s.target.id },
     }),
     outcomes: forMembers(
@@ -436,7 +436,7 @@ const capabilities: Capability[] = [
       body: { json: { user_id: s.guest.id } },
     }),
     graphqlCall: (s) => ({
-      query: `mutation (${MEETING_ID}, $userId: String!) {
+      query: `mutation (${MEETING_ID}, $userId: UUID!) {
         addParticipant(meetingId: $meetingId, userId: $userId) { id meetingId userId status }
       }`,
       variables: { meetingId: s.meeting.id, userId: s.guest.id },
@@ -802,7 +802,7 @@ describe('nested reachability of a hidden meeting', () => {
       .titled('Stranger sync')
       .inviting(owner, participant)
       .create();
-    const FOLLOW = 'mutation ($userId: String!) { follow(userId: $userId) { id } }';
+    const FOLLOW = 'mutation ($userId: UUID!) { follow(userId: $userId) { id } }';
     for (const [from, to] of [
       [stranger, owner],
       [stranger, participant],
@@ -982,7 +982,7 @@ describe('nested reachability of a hidden meeting', () => {
 
   it('an aliased read of a visible and a hidden meeting yields nothing of the hidden one', async () => {
     const result = await world.t.gql.request(
-      `query ($visible: String!, $hidden: String!) {
+      `query ($visible: UUID!, $hidden: UUID!) {
         a: meeting(meetingId: $visible) { id title participants { id meeting { id title } } }
         b: meeting(meetingId: $hidden) { id title participants { id meeting { id title } } }
       }`,
@@ -1004,7 +1004,7 @@ describe('nested reachability of a hidden meeting', () => {
       const { owner, participant } = world.users;
       cancelled = await world.t.seed.meeting(owner).inviting(participant).create();
       await world.t.gql.data(
-        'mutation ($id: String!) { declineMeeting(meetingId: $id) { status } }',
+        'mutation ($id: UUID!) { declineMeeting(meetingId: $id) { status } }',
         { id: cancelled.id },
         participant.token,
       );
@@ -1053,7 +1053,7 @@ describe('nested reachability of a hidden meeting', () => {
       ['reads', `query (${MEETING_ID}) { meeting(meetingId: $meetingId) { id } }`],
       [
         'adds to',
-        `mutation (${MEETING_ID}, $userId: String!) { addParticipant(meetingId: $meetingId, userId: $userId) { id } }`,
+        `mutation (${MEETING_ID}, $userId: UUID!) { addParticipant(meetingId: $meetingId, userId: $userId) { id } }`,
       ],
       ['approves', `mutation (${MEETING_ID}) { approveMeeting(meetingId: $meetingId) { id } }`],
       ['declines', `mutation (${MEETING_ID}) { declineMeeting(meetingId: $meetingId) { id } }`],

@@ -23,16 +23,16 @@ const MEETINGS = `query (${SLICE_ARGS}, $filter: MeetingFilterInput) {
 const INVITATIONS = `query (${SLICE_ARGS}, $filter: InvitationFilterInput) {
   invitations(${SLICE_VARS}, filter: $filter) { ${SLICE} }
 }`;
-const PARTICIPANTS = `query (${SLICE_ARGS}, $id: String!) {
+const PARTICIPANTS = `query (${SLICE_ARGS}, $id: UUID!) {
   meeting(meetingId: $id) { participantsConnection(${SLICE_VARS}) { ${SLICE} } }
 }`;
 const FOLLOWING = `query (${SLICE_ARGS}) { followingConnection(${SLICE_VARS}) { ${SLICE} } }`;
 const SEARCH = `query (${SLICE_ARGS}, $q: String!) {
   searchUsersConnection(${SLICE_VARS}, q: $q) { ${SLICE} }
 }`;
-const APPROVE = `mutation ($id: String!) { approveMeeting(meetingId: $id) { id } }`;
-const FOLLOW = `mutation ($id: String!) { follow(userId: $id) { id } }`;
-const ADD = `mutation ($meetingId: String!, $userId: String!) {
+const APPROVE = `mutation ($id: UUID!) { approveMeeting(meetingId: $id) { id } }`;
+const FOLLOW = `mutation ($id: UUID!) { follow(userId: $id) { id } }`;
+const ADD = `mutation ($meetingId: UUID!, $userId: UUID!) {
   addParticipant(meetingId: $meetingId, userId: $userId) { id }
 }`;
 

@@ -1,7 +1,7 @@
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import type { SeededUser } from '../helpers/seed';
 
-const MEETING = `query ($id: String!) {
+const MEETING = `query ($id: UUID!) {
   meeting(meetingId: $id) {
     id title type status startTime location locationUrl ownerId appointedBy assignedTo createdAt updatedAt
     owner { id }
@@ -14,13 +14,13 @@ const CREATE = `mutation ($meeting: MeetingInput!, $participants: [ParticipantIn
     participants { userId status }
   }
 }`;
-const ADD = `mutation ($meetingId: String!, $userId: String!, $status: ParticipantStatus) {
+const ADD = `mutation ($meetingId: UUID!, $userId: UUID!, $status: ParticipantStatus) {
   addParticipant(meetingId: $meetingId, userId: $userId, status: $status) {
     id meetingId userId status user { id }
   }
 }`;
-const APPROVE = `mutation ($id: String!) { approveMeeting(meetingId: $id) { id status } }`;
-const DECLINE = `mutation ($id: String!) { declineMeeting(meetingId: $id) { id status } }`;
+const APPROVE = `mutation ($id: UUID!) { approveMeeting(meetingId: $id) { id status } }`;
+const DECLINE = `mutation ($id: UUID!) { declineMeeting(meetingId: $id) { id status } }`;
 const REQUESTS = `query ($skip: Int, $limit: Int) {
   meetingRequests(skip: $skip, limit: $limit) { id status meetingId meeting { id status } }
 }`;

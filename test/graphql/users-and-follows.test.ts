@@ -5,13 +5,13 @@ const SEARCH = `query ($q: String!, $skip: Int, $limit: Int) {
   searchUsers(q: $q, skip: $skip, limit: $limit) { count data { id name account } }
 }`;
 const USER = `query ($account: String!) { user(account: $account) { id account followingCount followersCount } }`;
-const FOLLOW = `mutation ($userId: String!) { follow(userId: $userId) { id followerId followingId following { id } createdAt } }`;
-const UNFOLLOW = `mutation ($userId: String!) { unfollow(userId: $userId) }`;
+const FOLLOW = `mutation ($userId: UUID!) { follow(userId: $userId) { id followerId followingId following { id } createdAt } }`;
+const UNFOLLOW = `mutation ($userId: UUID!) { unfollow(userId: $userId) }`;
 const FOLLOWING = `query ($skip: Int, $limit: Int) {
   following(skip: $skip, limit: $limit) { count data { id followingId user: following { id account } createdAt updatedAt } }
 }`;
 const FOLLOWERS = `{ followers { count data { followerId user: follower { id } } } }`;
-const STATUS = `query ($userId: String!) { followStatus(userId: $userId) { isFollowing isFollowedBy isMutual } }`;
+const STATUS = `query ($userId: UUID!) { followStatus(userId: $userId) { isFollowing isFollowedBy isMutual } }`;
 
 describe('users', () => {
   let t: TestApp;

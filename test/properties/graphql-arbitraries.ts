@@ -93,13 +93,13 @@ const OPERATIONS: Operation[] = [
   {
     field: 'follow',
     mutation: true,
-    document: `mutation Follow($userId: String!) { follow(userId: $userId) { id followerId followingId } }`,
+    document: `mutation Follow($userId: UUID!) { follow(userId: $userId) { id followerId followingId } }`,
     variables: (world) => fc.constantFrom(...everyone(world)).map((user) => ({ userId: user.id })),
   },
   {
     field: 'unfollow',
     mutation: true,
-    document: `mutation Unfollow($userId: String!) { unfollow(userId: $userId) }`,
+    document: `mutation Unfollow($userId: UUID!) { unfollow(userId: $userId) }`,
     variables: (world) => fc.constantFrom(...everyone(world)).map((user) => ({ userId: user.id })),
   },
   {
@@ -133,7 +133,7 @@ const OPERATIONS: Operation[] = [
   {
     field: 'addParticipant',
     mutation: true,
-    document: `mutation Add($meetingId: String!, $userId: String!, $status: ParticipantStatus) {
+    document: `mutation Add($meetingId: UUID!, $userId: UUID!, $status: ParticipantStatus) {
   addParticipant(meetingId: $meetingId, userId: $userId, status: $status) { id status }
 }`,
     variables: (world) =>
@@ -145,14 +145,14 @@ const OPERATIONS: Operation[] = [
     (field): Operation => ({
       field,
       mutation: true,
-      document: `mutation Answer($meetingId: String!) { ${field}(meetingId: $meetingId) { id status } }`,
+      document: `mutation Answer($meetingId: UUID!) { ${field}(meetingId: $meetingId) { id status } }`,
       variables: (world) => fc.constant({ meetingId: world.meetingId }),
     }),
   ),
   {
     field: 'meeting',
     mutation: false,
-    document: `query Meeting($meetingId: String!) {
+    document: `query Meeting($meetingId: UUID!) {
   meeting(meetingId: $meetingId) { id title status owner { id name } participants { id status user { account } } }
 }`,
     variables: (world) => fc.constant({ meetingId: world.meetingId }),
@@ -192,7 +192,7 @@ const OPERATIONS: Operation[] = [
   {
     field: 'followStatus',
     mutation: false,
-    document: `query Status($userId: String!) { followStatus(userId: $userId) { isFollowing isFollowedBy isMutual } }`,
+    document: `query Status($userId: UUID!) { followStatus(userId: $userId) { isFollowing isFollowedBy isMutual } }`,
     variables: (world) => fc.constantFrom(...everyone(world)).map((user) => ({ userId: user.id })),
   },
   {

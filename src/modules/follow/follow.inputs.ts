@@ -1,11 +1,8 @@
-import { IsUUID } from 'class-validator';
 import { ArgsType, Field } from 'type-graphql';
-import { NotBlank } from '../../shared/validation';
+import { GraphQLUUID } from '../../shared/scalars';
 
 @ArgsType()
 export class UserIdArgs {
-  @Field({ description: 'Id of the other user (UUID).' })
-  @NotBlank()
-  @IsUUID()
+  @Field(() => GraphQLUUID, { description: 'Id of the other user.' })
   userId!: string;
 }

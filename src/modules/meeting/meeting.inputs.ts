@@ -2,16 +2,14 @@ import {
   ArrayMaxSize,
   IsEnum,
   ArrayMinSize,
-  IsISO8601,
   IsOptional,
-  IsUUID,
   MaxLength,
   ValidateNested,
 } from 'class-validator';
 import { ArgsType, Field, InputType } from 'type-graphql';
 import { SortDirection } from '../../shared/connection';
 import { PageArgs } from '../../shared/pagination';
-import { GraphQLDateTime } from '../../shared/scalars';
+import { GraphQLDateTime, GraphQLUUID } from '../../shared/scalars';
 import { IsFuture, NotBlank, TrimmedMaxLength, TrimmedMinLength } from '../../shared/validation';
 import { ParticipantStatus } from '../participant/participant.entity';
 import { MEETING_LIMITS, MeetingRole, MeetingStatus, MeetingType } from './meeting.entity';
@@ -31,11 +29,9 @@ export class MeetingInput {
   @Field(() => MeetingType, { nullable: true, description: 'Kind of meeting (default all-hands).' })
   type?: MeetingType | null;
 
-  @Field({ description: 'Start, an ISO 8601 date-time in the future.' })
-  @NotBlank()
-  @IsISO8601({ strict: true })
+  @Field(() => GraphQLDateTime, { description: 'Start, an ISO 8601 date-time in the future.' })
   @IsFuture()
-  startTime!: string;
+  startTime!: Date;
 
   @Field({ description: 'Place, 6 to 40 characters.' })
   @NotBlank()
@@ -48,25 +44,22 @@ export class MeetingInput {
   @MaxLength(MEETING_LIMITS.locationUrl.max)
   locationUrl?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Id of the user who appointed the meeting.' })
-  @IsOptional()
-  @IsUUID()
+  @Field(() => GraphQLUUID, {
+    nullable: true,
+    description: 'Id of the user who appointed the meeting.',
+  })
   appointedBy?: string | null;
 
-  @Field(() => String, {
+  @Field(() => GraphQLUUID, {
     nullable: true,
     description: 'Id of the user the meeting is assigned to.',
   })
-  @IsOptional()
-  @IsUUID()
   assignedTo?: string | null;
 }
 
 @InputType({ description: 'A user to invite, with an optional initial answer.' })
 export class ParticipantInput {
-  @Field({ description: 'Id of the user to invite.' })
-  @NotBlank()
-  @IsUUID()
+  @Field(() => GraphQLUUID, { description: 'Id of the user to invite.' })
   userId!: string;
 
   @Field(() => ParticipantStatus, { nullable: true, description: 'Initial answer (default new).' })
@@ -88,17 +81,13 @@ export class CreateMeetingArgs {
 
 @ArgsType()
 export class MeetingIdArgs {
-  @Field({ description: 'Id of the meeting (UUID).' })
-  @NotBlank()
-  @IsUUID()
+  @Field(() => GraphQLUUID, { description: 'Id of the meeting.' })
   meetingId!: string;
 }
 
 @ArgsType()
 export class AddParticipantArgs extends MeetingIdArgs {
-  @Field({ description: 'Id of the user to add (UUID).' })
-  @NotBlank()
-  @IsUUID()
+  @Field(() => GraphQLUUID, { description: 'Id of the user to add.' })
   userId!: string;
 
   @Field(() => ParticipantStatus, {

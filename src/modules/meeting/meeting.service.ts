@@ -117,7 +117,7 @@ export class MeetingService {
     const meeting = this.stores.meetings.create({
       title: input.title.trim(),
       ...(input.type ? { type: input.type } : {}),
-      startTime: new Date(input.startTime),
+      startTime: input.startTime,
       location: input.location.trim(),
       locationUrl: input.locationUrl ?? null,
       ownerId: viewer.id,
