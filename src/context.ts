@@ -8,6 +8,7 @@ import { createStores } from './stores';
 import { AuthService } from './modules/auth/auth.service';
 import { FollowService } from './modules/follow/follow.service';
 import { currentRequest } from './observability/request-scope';
+import { NodeService } from './modules/node/node.service';
 import { MeetingService } from './modules/meeting/meeting.service';
 import { MeetingLifecycleService } from './modules/meeting/meeting-lifecycle.service';
 import { UserService } from './modules/user/user.service';
@@ -38,6 +39,7 @@ export interface Context {
     follows: FollowService;
     meetings: MeetingService;
     meetingLifecycle: MeetingLifecycleService;
+    nodes: NodeService;
   };
 }
 
@@ -55,6 +57,7 @@ export async function createContext(deps: AppDependencies, request: RequestInfo)
     // The caller is often also a participant or follower being shown: no second read.
     loaders.primeUsers([auth.user]);
   }
+  const meetings = new MeetingService(stores, loaders);
   const limit: CountAttempt = (attempt) => deps.attempts.consume({ ...attempt, ip: request.ip });
   return {
     em,
@@ -64,8 +67,9 @@ export async function createContext(deps: AppDependencies, request: RequestInfo)
       auth: new AuthService(stores, deps.passwords, deps.tokens, limit),
       users: new UserService(stores, deps.passwords, limit),
       follows: new FollowService(stores, loaders),
-      meetings: new MeetingService(stores, loaders),
+      meetings,
       meetingLifecycle: new MeetingLifecycleService(stores, loaders),
+      nodes: new NodeService(stores, loaders, meetings),
     },
   } satisfies Context;
 }

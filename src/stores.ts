@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { RefreshTokenStore } from './modules/auth/refresh-token.store';
 import { FollowStore } from './modules/follow/follow.store';
 import { MeetingStore } from './modules/meeting/meeting.store';
+import { NodeStore } from './modules/node/node.store';
 import { ParticipantStore } from './modules/participant/participant.store';
 import { UserStore } from './modules/user/user.store';
 
@@ -11,6 +12,7 @@ export interface Stores {
   meetings: MeetingStore;
   participants: ParticipantStore;
   follows: FollowStore;
+  nodes: NodeStore;
   refreshTokens: RefreshTokenStore;
   /** Runs `work` in a transaction, with stores over it; commits when it returns. */
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
@@ -22,6 +24,7 @@ export function createStores(em: EntityManager): Stores {
     meetings: new MeetingStore(em),
     participants: new ParticipantStore(em),
     follows: new FollowStore(em),
+    nodes: new NodeStore(em),
     refreshTokens: new RefreshTokenStore(em),
     transaction: (work) => em.transactional((tx) => work(createStores(tx))),
   };

@@ -54,6 +54,7 @@ import {
   type Scene,
 } from './matrix-capability';
 import { lifecycleCapabilities } from './matrix-lifecycle-rows';
+import { nodeCapabilities } from './matrix-node-rows';
 import { sessionCapabilities } from './matrix-session-rows';
 
 /*
@@ -506,6 +507,7 @@ const capabilities: Capability[] = [
   },
   ...lifecycleCapabilities,
   ...sessionCapabilities,
+  ...nodeCapabilities,
 ];
 
 /** Every route of the REST table, as `METHOD /path`. */
@@ -638,13 +640,17 @@ describe('the authorization matrix', () => {
       return { status: outcome.status, challenge: null, body: expect.anything() };
     }
     if (outcome.kind === 'refused') {
+      const { operation, field } = c.capability.graphql;
+      const root = operation === 'query' ? sdl.getQueryType() : sdl.getMutationType();
+      // An error nulls the nearest nullable field: the data itself, or a nullable root field.
+      const nullable = !isNonNullType(root?.getFields()[field]?.type);
       return {
         errors: [
           expect.objectContaining({
             extensions: { code: outcome.category, reason: outcome.code },
           }),
         ],
-        data: null,
+        data: nullable ? { [field]: null } : null,
       };
     }
     return {

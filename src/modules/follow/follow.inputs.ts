@@ -3,6 +3,6 @@ import { GraphQLUUID } from '../../shared/scalars';
 
 @ArgsType()
 export class UserIdArgs {
-  @Field(() => GraphQLUUID, { description: 'Id of the other user.' })
+  @Field(() => GraphQLUUID, { description: 'Id of the other user (UUID).' })
   userId!: string;
 }

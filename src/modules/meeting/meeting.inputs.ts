@@ -81,13 +81,13 @@ export class CreateMeetingArgs {
 
 @ArgsType()
 export class MeetingIdArgs {
-  @Field(() => GraphQLUUID, { description: 'Id of the meeting.' })
+  @Field(() => GraphQLUUID, { description: 'Id of the meeting (UUID).' })
   meetingId!: string;
 }
 
 @ArgsType()
 export class AddParticipantArgs extends MeetingIdArgs {
-  @Field(() => GraphQLUUID, { description: 'Id of the user to add.' })
+  @Field(() => GraphQLUUID, { description: 'Id of the user to add (UUID).' })
   userId!: string;
 
   @Field(() => ParticipantStatus, {

@@ -37,18 +37,22 @@ export class MeetingService {
 
   /** A meeting the viewer may see (owner, participant, admin); anyone else is told it does not exist. */
   async get(viewer: UserRecord, meetingId: string): Promise<MeetingRecord> {
-    const meeting = await this.loaders.meetings.load(meetingId);
+    const meeting = await this.visible(viewer, meetingId);
     if (!meeting) {
       throw meetingNotFound();
     }
-    // Owners and admins need no participant list to be let in.
-    if (
-      !managesMeeting(viewer, meeting) &&
-      !seesMeeting(viewer, meeting, await this.loaders.participantsByMeeting.load(meetingId))
-    ) {
-      throw meetingNotFound();
-    }
     return meeting;
+  }
+
+  /** The meeting if the viewer may see it, else null (unknown or not theirs alike). */
+  async visible(viewer: UserRecord, meetingId: string): Promise<MeetingRecord | null> {
+    const meeting = await this.loaders.meetings.load(meetingId);
+    // Owners and admins need no participant list to be let in.
+    return meeting &&
+      (managesMeeting(viewer, meeting) ||
+        seesMeeting(viewer, meeting, await this.loaders.participantsByMeeting.load(meetingId)))
+      ? meeting
+      : null;
   }
 
   /** Meetings the viewer owns or has accepted, latest start first. */

@@ -117,6 +117,6 @@ export class UpdateProfileInput {
   @Field(() => GraphQLLocalDate, { nullable: true, description: 'Date of birth, YYYY-MM-DD.' })
   dob?: string | null;
 
-  @Field(() => GraphQLUUID, { nullable: true, description: 'Id of the avatar photo.' })
+  @Field(() => GraphQLUUID, { nullable: true, description: 'Id of the avatar photo (a UUID).' })
   avatarPhotoId?: string | null;
 }
