@@ -30,10 +30,10 @@ const FOLLOWING = `query (${SLICE_ARGS}) { followingConnection(${SLICE_VARS}) { 
 const SEARCH = `query (${SLICE_ARGS}, $q: String!) {
   searchUsersConnection(${SLICE_VARS}, q: $q) { ${SLICE} }
 }`;
-const APPROVE = `mutation ($id: UUID!) { approveMeeting(meetingId: $id) { id } }`;
-const FOLLOW = `mutation ($id: UUID!) { follow(userId: $id) { id } }`;
+const APPROVE = `mutation ($id: UUID!) { approveMeeting(input: { meetingId: $id }) { meeting { id } } }`;
+const FOLLOW = `mutation ($id: UUID!) { follow(input: { userId: $id }) { follow { id } } }`;
 const ADD = `mutation ($meetingId: UUID!, $userId: UUID!) {
-  addParticipant(meetingId: $meetingId, userId: $userId) { id }
+  addParticipant(input: { meetingId: $meetingId, userId: $userId }) { participant { id } }
 }`;
 
 describe('cursor connections', () => {

@@ -27,7 +27,7 @@ interface ShownMeeting {
 
 const FIELDS = `id title type status startTime location locationUrl appointedBy assignedTo
   participants { userId status }`;
-const APPROVE = `mutation ($id: UUID!) { approveMeeting(meetingId: $id) { status } }`;
+const APPROVE = `mutation ($id: UUID!) { approveMeeting(input: { meetingId: $id }) { meeting { status } } }`;
 const READ = `query ($id: UUID!) { meeting(meetingId: $id) { ${FIELDS} } }`;
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 

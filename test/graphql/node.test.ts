@@ -12,7 +12,7 @@ const NODE = `query ($id: ID!) {
   }
 }`;
 const NODES = `query ($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }`;
-const FOLLOW = `mutation ($userId: UUID!) { follow(userId: $userId) { id } }`;
+const FOLLOW = `mutation ($userId: UUID!) { follow(input: { userId: $userId }) { follow { id } } }`;
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
 interface NodeAnswer {
@@ -47,8 +47,12 @@ describe('refetching any object by id (node, nodes)', () => {
     const shown = await node(meeting.id, owner);
     participantIds = (shown?.participants ?? []).map((p) => p.id);
     followId = (
-      await t.gql.data<{ follow: { id: string } }>(FOLLOW, { userId: guest.id }, owner.token)
-    ).follow.id;
+      await t.gql.data<{ follow: { follow: { id: string } } }>(
+        FOLLOW,
+        { userId: guest.id },
+        owner.token,
+      )
+    ).follow.follow.id;
   });
   afterAll(() => t.close());
 

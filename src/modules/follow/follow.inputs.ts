@@ -1,4 +1,5 @@
-import { ArgsType, Field } from 'type-graphql';
+import { ArgsType, Field, InputType } from 'type-graphql';
+import { PickInput } from '../../shared/derived-inputs';
 import { GraphQLUUID } from '../../shared/scalars';
 
 @ArgsType()
@@ -6,3 +7,9 @@ export class UserIdArgs {
   @Field(() => GraphQLUUID, { description: 'Id of the other user (UUID).' })
   userId!: string;
 }
+
+@InputType({ description: 'The user to follow.' })
+export class FollowInput extends PickInput(UserIdArgs, ['userId']) {}
+
+@InputType({ description: 'The user to stop following.' })
+export class UnfollowInput extends PickInput(UserIdArgs, ['userId']) {}

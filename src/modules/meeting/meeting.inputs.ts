@@ -8,6 +8,7 @@ import {
 } from 'class-validator';
 import { ArgsType, Field, InputType } from 'type-graphql';
 import { SortDirection } from '../../shared/connection';
+import { PickInput } from '../../shared/derived-inputs';
 import { PageArgs } from '../../shared/pagination';
 import { GraphQLDateTime, GraphQLUUID } from '../../shared/scalars';
 import { IsFuture, NotBlank, TrimmedMaxLength, TrimmedMinLength } from '../../shared/validation';
@@ -66,8 +67,8 @@ export class ParticipantInput {
   status?: ParticipantStatus | null;
 }
 
-@ArgsType()
-export class CreateMeetingArgs {
+@InputType({ description: 'A meeting to create, with the users to invite.' })
+export class CreateMeetingInput {
   @Field(() => MeetingInput)
   @ValidateNested()
   meeting!: MeetingInput;
@@ -85,17 +86,29 @@ export class MeetingIdArgs {
   meetingId!: string;
 }
 
-@ArgsType()
-export class AddParticipantArgs extends MeetingIdArgs {
+/** Names the meeting a mutation acts on (the rules of the meetingId argument). */
+export const MeetingRef = PickInput(MeetingIdArgs, ['meetingId']);
+
+@InputType({ description: 'A user to add to a meeting.' })
+export class AddParticipantInput extends MeetingRef {
   @Field(() => GraphQLUUID, { description: 'Id of the user to add (UUID).' })
   userId!: string;
 
+  // Nullable with a default: the compiled executor does not fill in an input field's default
+  // when its variable is not given (the service reads a missing answer as new).
   @Field(() => ParticipantStatus, {
+    nullable: true,
     defaultValue: ParticipantStatus.NEW,
     description: 'Initial answer (default new).',
   })
-  status: ParticipantStatus = ParticipantStatus.NEW;
+  status?: ParticipantStatus | null = ParticipantStatus.NEW;
 }
+
+@InputType({ description: 'The meeting whose invitation the caller accepts.' })
+export class ApproveMeetingInput extends MeetingRef {}
+
+@InputType({ description: 'The meeting whose invitation the caller declines.' })
+export class DeclineMeetingInput extends MeetingRef {}
 
 @ArgsType()
 export class MeetingListArgs extends PageArgs(100) {}

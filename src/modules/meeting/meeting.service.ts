@@ -19,7 +19,7 @@ import type {
 } from '../participant/participant.store';
 import type { UserRecord } from '../user/user.store';
 import { MeetingStatus } from './meeting.entity';
-import type { AddParticipantArgs, CreateMeetingArgs } from './meeting.inputs';
+import type { AddParticipantInput, CreateMeetingInput } from './meeting.inputs';
 import { isClosed, managesMeeting, seesMeeting, statusAfterAnswers } from './meeting.rules';
 import type { LockedMeeting, MeetingFilter, MeetingRecord } from './meeting.store';
 
@@ -103,7 +103,7 @@ export class MeetingService {
   }
 
   /** Creates a pending meeting with the owner as an accepted participant and the invited users. */
-  async create(viewer: UserRecord, args: CreateMeetingArgs): Promise<MeetingRecord> {
+  async create(viewer: UserRecord, args: CreateMeetingInput): Promise<MeetingRecord> {
     const invited = args.participants.map((participant) => participant.userId.toLowerCase());
     const problems: Record<string, 'INVALID_CHOICE'> = {};
     invited.forEach((userId, index) => {
@@ -149,8 +149,9 @@ export class MeetingService {
   }
 
   /** Adds a user to a meeting; only its owner (or an admin) may. */
-  async addParticipant(viewer: UserRecord, args: AddParticipantArgs): Promise<ParticipantRecord> {
+  async addParticipant(viewer: UserRecord, args: AddParticipantInput): Promise<ParticipantRecord> {
     const userId = args.userId.toLowerCase();
+    const status = args.status ?? ParticipantStatus.NEW;
     const participant = await onUniqueViolation(
       () =>
         this.stores.transaction(async (tx) => {
@@ -168,11 +169,8 @@ export class MeetingService {
           if (participants.some((existing) => existing.userId === userId)) {
             throw alreadyParticipant();
           }
-          const added = tx.participants.add({ meetingId: meeting.id, userId, status: args.status });
-          if (
-            meeting.status === MeetingStatus.CONFIRMED &&
-            args.status !== ParticipantStatus.ACCEPTED
-          ) {
+          const added = tx.participants.add({ meetingId: meeting.id, userId, status });
+          if (meeting.status === MeetingStatus.CONFIRMED && status !== ParticipantStatus.ACCEPTED) {
             meeting.status = MeetingStatus.PENDING;
           }
           // The added user is usually shown with the answer: no second read.

@@ -13,8 +13,8 @@ import {
 } from '../../shared/validation';
 import { USER_LIMITS } from './user.entity';
 
-@ArgsType()
-export class RegisterArgs {
+@InputType({ description: 'A new account: exactly the five documented fields.' })
+export class RegisterInput {
   @Field({ description: 'Display name, 8 to 40 characters (trimmed).' })
   @NotBlank()
   @TrimmedMinLength(USER_LIMITS.name.min)
