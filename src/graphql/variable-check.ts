@@ -6,7 +6,7 @@ import {
   typeFromAST,
 } from 'graphql';
 import type { Context } from '../context';
-import { type FieldErrors, VariablesRefusedError } from '../shared/errors';
+import { type FieldErrors, type ValidationReason, VariablesRefusedError } from '../shared/errors';
 import {
   argumentPathOf,
   argumentRuleFailures,
@@ -32,8 +32,7 @@ export async function variableFailure(
   if (definitions.length === 0) {
     return null;
   }
-  const positions = variablePositions(definition);
-  const typed: FieldErrors = {};
+  const failures: Array<[ReadonlyArray<string | number>, ValidationReason]> = [];
   const standIns: Record<string, unknown> = { ...variables };
   for (const variable of definitions) {
     const name = variable.variable.name.value;
@@ -43,11 +42,17 @@ export async function variableFailure(
       continue;
     }
     standIns[name] = checkValue(type, value, [name], (path, reason) => {
-      typed[argumentPathOf(positions, path).join('.')] ??= reason;
+      failures.push([path, reason]);
     });
   }
-  if (Object.keys(typed).length === 0) {
+  if (failures.length === 0) {
     return null;
+  }
+  // Only a refused request pays for naming its fields by argument path.
+  const positions = variablePositions(definition);
+  const typed: FieldErrors = {};
+  for (const [path, reason] of failures) {
+    typed[argumentPathOf(positions, path).join('.')] ??= reason;
   }
   const rules = await argumentRuleFailures(schema, definition, standIns, context);
   return new VariablesRefusedError(besideTypeFailures(typed, rules));
