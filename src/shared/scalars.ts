@@ -92,10 +92,11 @@ export const GraphQLLocalDate = typed(LocalDateScalar, text(LocalDateScalar.name
 
 /**
  * Timestamps: read models carry them as ISO 8601 text in UTC with milliseconds already. Input is
- * any strict ISO 8601 date-time that names an instant, read as a Date.
+ * any strict ISO 8601 text, read as a Date; a form Date cannot read (a week date) is an invalid
+ * Date, which the field's own rules refuse (IsFuture, IsInstant), as they did when it was text.
  */
 export const GraphQLDateTime = typed(DateTimeScalar, text(DateTimeScalar.name), {
-  accepts: (value) => isISO8601(value, { strict: true }) && !Number.isNaN(Date.parse(value)),
+  accepts: (value) => isISO8601(value, { strict: true }),
   reason: 'INVALID_DATE',
   parse: (value) => new Date(value),
   standIn: '2000-01-01T00:00:00.000Z',

@@ -11,7 +11,13 @@ import { SortDirection } from '../../shared/connection';
 import { PickInput } from '../../shared/derived-inputs';
 import { PageArgs } from '../../shared/pagination';
 import { GraphQLDateTime, GraphQLUUID } from '../../shared/scalars';
-import { IsFuture, NotBlank, TrimmedMaxLength, TrimmedMinLength } from '../../shared/validation';
+import {
+  IsFuture,
+  IsInstant,
+  NotBlank,
+  TrimmedMaxLength,
+  TrimmedMinLength,
+} from '../../shared/validation';
 import { ParticipantStatus } from '../participant/participant.entity';
 import { MEETING_LIMITS, MeetingRole, MeetingStatus, MeetingType } from './meeting.entity';
 import type { MeetingFilter } from './meeting.store';
@@ -138,6 +144,7 @@ export class MeetingFilterInput implements MeetingFilter {
     description: 'Only meetings starting at or after this time (e.g. now, for upcoming ones).',
   })
   @IsOptional()
+  @IsInstant()
   startsAfter?: Date | null;
 
   @Field(() => GraphQLDateTime, {
@@ -145,6 +152,7 @@ export class MeetingFilterInput implements MeetingFilter {
     description: 'Only meetings starting before this time (e.g. now, for past ones).',
   })
   @IsOptional()
+  @IsInstant()
   startsBefore?: Date | null;
 
   // Nullable with a default: the compiled executor does not fill in a non-null field's default.
