@@ -6,6 +6,7 @@ import { SCENARIOS, sendAcceptEncoding } from './lib/scenarios';
 import type { Summary } from './lib/stats';
 import { checkEquality, type Statements } from './run/equality';
 import { clusterPass, searchGrowth } from './run/passes';
+import { ensurePeersInstalled, peersPass } from './run/peers';
 import { chooseData, ensureBuilt, prepareContext } from './run/prepare';
 import { profileMode } from './run/profile-mode';
 import { fmt, log } from './run/progress';
@@ -21,8 +22,9 @@ import { killRunningServices } from '../test/helpers/service-process';
  *      for every scenario and count SQL statements per request
  *   3. restart the service with LOG_LEVEL=warn and measure each scenario with autocannon (in a
  *      child process), service and baseline alternating
- *   4. search cost growth (10k vs 100k users) and single process vs cluster
- *   5. write bench/results/latest.md, latest.svg and latest.json
+ *   4. with --peers, PostGraphile v5 on the meeting (checked against the service's answer)
+ *   5. search cost growth (10k vs 100k users) and single process vs cluster
+ *   6. write bench/results/latest.md, latest.svg and latest.json
  */
 
 async function main(argv: readonly string[]): Promise<void> {
@@ -45,6 +47,9 @@ async function main(argv: readonly string[]): Promise<void> {
     return;
   }
 
+  if (options.peers) {
+    ensurePeersInstalled();
+  }
   const writerId = (await readFixtures(dbUrl, 1)).writerId;
   await cleanupWrites(dbUrl, writerId);
 
@@ -95,6 +100,9 @@ async function main(argv: readonly string[]): Promise<void> {
         );
       }
     }
+    const peers: Report['peers'] = options.peers
+      ? await peersPass(ctx, { service, baseline }, statements, options)
+      : { skipped: 'run without --peers' };
     const peakRss = {
       service: memoryOf([service.child.pid as number]).hwm,
       baseline: memoryOf([baseline.child.pid as number]).hwm,
@@ -136,6 +144,7 @@ async function main(argv: readonly string[]): Promise<void> {
       peakRss,
       growth,
       cluster,
+      peers,
       notes: runNotes(options, ctx.fixtures.busy),
     };
     const path = writeReport(report);

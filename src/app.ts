@@ -17,6 +17,7 @@ import { type Database, openDatabase } from './db/orm';
 import { QueryCounter } from './db/query-stats';
 import { createApolloServer, GRAPHQL_PATH } from './graphql/apollo';
 import { playgroundAssets, playgroundAssetsMount, renderPlayground } from './graphql/playground';
+import { GRAPHIQL_PATH, graphiqlRouter } from './graphql/graphiql';
 import { healthRoutes } from './http/health.routes';
 import { errorHandler, notFound } from './http/http-errors';
 import { oauthMetadataRoutes } from './http/oauth-metadata.routes';
@@ -119,6 +120,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
   app.use(REST_PREFIX, health);
   app.use(oauthMetadataRoutes(key, issuer));
   app.use(playgroundAssetsMount, playgroundAssets());
+  app.use(GRAPHIQL_PATH, graphiqlRouter(GRAPHQL_PATH));
 
   const apollo = createApolloServer({
     schema,

@@ -8,24 +8,59 @@ import { UserStore } from './modules/user/user.store';
 
 /** The data access of every module over one entity manager (a request's, or a transaction's). */
 export interface Stores {
-  users: UserStore;
-  meetings: MeetingStore;
-  participants: ParticipantStore;
-  follows: FollowStore;
-  nodes: NodeStore;
-  refreshTokens: RefreshTokenStore;
+  readonly users: UserStore;
+  readonly meetings: MeetingStore;
+  readonly participants: ParticipantStore;
+  readonly follows: FollowStore;
+  readonly nodes: NodeStore;
+  readonly refreshTokens: RefreshTokenStore;
   /** Runs `work` in a transaction, with stores over it; commits when it returns. */
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
 }
 
+/**
+ * Each store is built on first use: a request reads one or two of them, so it never allocates
+ * the others (getters on the prototype, no closure per request).
+ */
+class StoresOver implements Stores {
+  #users?: UserStore;
+  #meetings?: MeetingStore;
+  #participants?: ParticipantStore;
+  #follows?: FollowStore;
+  #nodes?: NodeStore;
+  #refreshTokens?: RefreshTokenStore;
+
+  constructor(private readonly em: EntityManager) {}
+
+  get users(): UserStore {
+    return (this.#users ??= new UserStore(this.em));
+  }
+
+  get meetings(): MeetingStore {
+    return (this.#meetings ??= new MeetingStore(this.em));
+  }
+
+  get participants(): ParticipantStore {
+    return (this.#participants ??= new ParticipantStore(this.em));
+  }
+
+  get follows(): FollowStore {
+    return (this.#follows ??= new FollowStore(this.em));
+  }
+
+  get nodes(): NodeStore {
+    return (this.#nodes ??= new NodeStore(this.em));
+  }
+
+  get refreshTokens(): RefreshTokenStore {
+    return (this.#refreshTokens ??= new RefreshTokenStore(this.em));
+  }
+
+  transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T> {
+    return this.em.transactional((tx) => work(new StoresOver(tx)));
+  }
+}
+
 export function createStores(em: EntityManager): Stores {
-  return {
-    users: new UserStore(em),
-    meetings: new MeetingStore(em),
-    participants: new ParticipantStore(em),
-    follows: new FollowStore(em),
-    nodes: new NodeStore(em),
-    refreshTokens: new RefreshTokenStore(em),
-    transaction: (work) => em.transactional((tx) => work(createStores(tx))),
-  };
+  return new StoresOver(em);
 }

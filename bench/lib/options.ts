@@ -19,6 +19,8 @@ export interface BenchOptions {
   serviceEnv: Record<string, string>;
   /** Accept-Encoding sent on every request to both targets (the baseline never compresses). */
   acceptEncoding: string | null;
+  /** Also measure PostGraphile v5 on the meeting (installed into bench/peers/ on demand). */
+  peers: boolean;
 }
 
 export const USAGE = `Usage: npm run bench -- [options]
@@ -45,6 +47,8 @@ Options:
   --no-build              do not rebuild dist/ even if src/ or rest/ changed
   --service-env <K=V,...> extra environment of the service, e.g. METRICS=false,COMPRESSION=false
   --accept-encoding <e>   send Accept-Encoding: <e> (e.g. gzip) on every request to both targets
+  --peers                 also measure PostGraphile v5 (amber) on the meeting, with and without
+                          verifying the bearer token (npm ci into bench/peers/postgraphile first)
   -h, --help              this help`;
 
 export class UsageError extends Error {}
@@ -128,6 +132,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
         'no-build': { type: 'boolean' },
         'service-env': { type: 'string' },
         'accept-encoding': { type: 'string' },
+        peers: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -159,5 +164,6 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     build: !values['no-build'],
     serviceEnv: keyValues(values['service-env'] ?? ''),
     acceptEncoding: values['accept-encoding'] ?? null,
+    peers: values.peers ?? false,
   };
 }

@@ -1,3 +1,5 @@
+import { int, ms, ratio, statements } from './format';
+import { type PeersReport, peersSection } from './report-peers';
 import type { ScenarioInfo } from './scenarios';
 import type { Summary } from './stats';
 
@@ -39,18 +41,12 @@ export interface Report {
         cluster: Summary;
       }
     | { skipped: string };
+  /** --peers: PostGraphile v5 on the meeting. */
+  peers: PeersReport | { skipped: string };
   notes: string[];
 }
 
-const int = (n: number): string =>
-  Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–';
-const ms = (n: number): string =>
-  !Number.isFinite(n) ? '–' : n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2);
 const mib = (bytes: number): string => (bytes > 0 ? `${(bytes / 1048576).toFixed(0)} MiB` : '–');
-const ratio = (a: number, b: number): string =>
-  Number.isFinite(a / b) && b > 0 ? `${(a / b).toFixed(2)}×` : '–';
-const statements = (n: number): string =>
-  Number.isFinite(n) ? n.toFixed(n % 1 === 0 ? 0 : 1) : '–';
 
 function failures(summary: Summary): string {
   const entries = Object.entries(summary.failures);
@@ -133,6 +129,8 @@ export function markdown(report: Report, chartFile: string): string {
       `Search queries (matches among active users): ${report.searchQueries.map((q) => `\`${q.q}\` ${int(q.count)}`).join(', ')}.`,
     );
   }
+
+  out.push('', ...peersSection(report));
 
   out.push('', '## Search cost growth', '');
   if ('skipped' in report.growth) {

@@ -69,7 +69,7 @@ export async function clusterPass(
   const workers = availableParallelism();
   const key: ScenarioKey = 'meeting-rest';
   const runs = { single: noRuns(), cluster: noRuns() };
-  await alternating(options.rounds, 'single', 'cluster', async (mode, round) => {
+  await alternating(options.rounds, ['single', 'cluster'] as const, async (mode, round) => {
     const service = await startService(ctxUrl, 'warn', {
       script: mode === 'single' ? 'dist/src/main.js' : 'dist/src/cluster.js',
       env: mode === 'cluster' ? { CLUSTER_WORKERS: String(workers) } : {},

@@ -1,9 +1,11 @@
 import { join } from 'node:path';
 import { deriveKeys, type TokenSettings } from '../lib/jwt';
+import { PEER_DIR, type PeerInfo } from '../lib/peers';
 import { ROOT } from '../lib/paths';
 import { type Server, startServer } from '../lib/processes';
 
-// The two targets of every scenario: the service and the bare baseline, as child processes.
+// The two targets of every scenario, the service and the bare baseline, and the peers of
+// --peers, as child processes.
 
 const SECRET = 'bench-only-signing-secret-0123456789abcdef';
 export const TOKENS: TokenSettings = { issuer: 'http://127.0.0.1/bench', audience: 'meeting-api' };
@@ -61,6 +63,26 @@ export function startBaseline(dbUrl: string): Promise<Server> {
     script: join(ROOT, 'dist/bench/baseline/server.js'),
     cwd: ROOT,
     env: { ...commonEnv(dbUrl), DB_POOL_SIZE: '10' },
+    readyPath: '/health/readiness',
+  });
+}
+
+/**
+ * A PostGraphile peer (`bench/peers/postgraphile/dist/server.js`, built by the peers pass) with
+ * a pool of 10, verifying tokens against the service's public key when `peer.auth` is `token`.
+ */
+export function startPeer(dbUrl: string, peer: PeerInfo): Promise<Server> {
+  return startServer({
+    name: peer.key,
+    script: join(PEER_DIR, 'dist/server.js'),
+    cwd: PEER_DIR,
+    env: {
+      ...commonEnv(dbUrl),
+      GRAPHILE_ENV: 'production',
+      DB_POOL_SIZE: '10',
+      AUTH: peer.auth,
+      JWT_PUBLIC_KEY_X: KEYS.x,
+    },
     readyPath: '/health/readiness',
   });
 }

@@ -120,17 +120,25 @@ export interface Measured {
   measureStartedAt?: number;
 }
 
-/** One run of a scenario against one target, sampling the target's RSS meanwhile. */
-export async function measure(
-  ctx: BenchContext,
-  key: ScenarioKey,
+/** Where a run goes and what it records: the target, the options, its label, the runs so far. */
+type RunArgs = [
   target: Server,
   options: BenchOptions,
   label: string,
   into: Measured,
-  connections = options.connections,
+  connections?: number,
+];
+
+/** One run of a scenario against one target, sampling the target's RSS meanwhile. */
+export async function measure(ctx: BenchContext, key: ScenarioKey, ...run: RunArgs): Promise<void> {
+  await measurePlan(await planFor(ctx, key, run[1]), ...run);
+}
+
+/** One run of a load plan against one target (a scenario's, or a peer's own request). */
+export async function measurePlan(
+  plan: LoadPlan,
+  ...[target, options, label, into, connections = options.connections]: RunArgs
 ): Promise<void> {
-  const plan = await planFor(ctx, key, options);
   const targetPids = processTree(target.child.pid as number);
   const sampler = sampleRss(target.child.pid as number);
   let meter = contentionMeter();
@@ -170,16 +178,18 @@ export async function measure(
 /** No runs yet. */
 export const noRuns = (): Measured => ({ results: [], peakRss: 0 });
 
-/** Runs both sides `rounds` times, alternating which goes first (odd rounds: `first`). */
-export async function alternating<A extends string, B extends string>(
+/**
+ * Runs every side `rounds` times, rotating which goes first: round r starts with side r - 1 (two
+ * sides: odd rounds `a, b`, even rounds `b, a`), so no side always runs on a warmer or cooler machine.
+ */
+export async function alternating<S>(
   rounds: number,
-  first: A,
-  second: B,
-  run: (side: A | B, round: number) => Promise<void>,
+  sides: readonly S[],
+  run: (side: S, round: number) => Promise<void>,
 ): Promise<void> {
   for (let round = 1; round <= rounds; round += 1) {
-    for (const side of round % 2 === 1 ? [first, second] : [second, first]) {
-      await run(side, round);
+    for (let i = 0; i < sides.length; i += 1) {
+      await run(sides[(round - 1 + i) % sides.length] as S, round);
     }
   }
 }
@@ -194,7 +204,7 @@ export async function measurePair(
   connections = options.connections,
 ): Promise<{ service: Summary; baseline: Summary }> {
   const runs = { service: noRuns(), baseline: noRuns() };
-  await alternating(options.rounds, 'service', 'baseline', async (name, round) => {
+  await alternating(options.rounds, ['service', 'baseline'] as const, async (name, round) => {
     const label = `${title} · ${name.padEnd(8)} · round ${round}/${options.rounds}`;
     await measure(ctx, key, targets[name], options, label, runs[name], connections);
   });

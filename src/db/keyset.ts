@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ValidationFailedError } from '../shared/errors';
-import type { RecordReader, Row } from './records';
-import { selectRows } from './select';
+import { type RecordReader, type Row, selectRows } from './rows';
 
 /** One column of a list's order: its SQL, the record key holding its value, its SQL type. */
 export interface OrderColumn<R> {

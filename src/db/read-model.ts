@@ -6,7 +6,7 @@ import {
   ReferenceKind,
   UnderscoreNamingStrategy,
 } from '@mikro-orm/core';
-import { type Column, RecordReader } from './records';
+import { type Column, RecordReader } from './rows';
 
 /** A class the ORM maps; only its name and prototype chain are read here. */
 export type EntityClass<E> = abstract new (...args: never[]) => E;

@@ -1,7 +1,7 @@
-import { dirname, join } from 'node:path';
 import type { ApolloServerPlugin } from '@apollo/server';
-import express, { type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import { renderPlaygroundPage } from 'graphql-playground-html';
+import { installedPackage, packageFiles } from '../http/package-assets';
 
 /** Where the Playground's own scripts and styles are served from: this service, not a CDN. */
 export const PLAYGROUND_ASSETS_PATH = '/graphql-playground';
@@ -9,8 +9,7 @@ const PACKAGE_PATH = '/graphql-playground-react/build';
 
 /** Serves the installed graphql-playground-react build, so the page works with no internet. */
 export function playgroundAssets(): RequestHandler {
-  const buildDir = join(dirname(require.resolve('graphql-playground-react/package.json')), 'build');
-  return express.static(buildDir, { index: false, maxAge: '1d', immutable: true });
+  return packageFiles(installedPackage('graphql-playground-react'), { directory: 'build' });
 }
 
 export const playgroundAssetsMount = `${PLAYGROUND_ASSETS_PATH}${PACKAGE_PATH}`;

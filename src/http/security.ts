@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import cors from 'cors';
 import type { RequestHandler } from 'express';
 import helmet from 'helmet';
@@ -13,9 +14,23 @@ export function inlineScriptHashes(html: string): string[] {
   );
 }
 
+/** A Host header as browsers send it (name or IP literal, optional port): safe to echo in a policy. */
+const HOST = /^(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+
 /**
- * Security headers: everything comes from this origin; the Playground's inline start-up script
- * is allowed by hash; inline styles stay allowed because the Playground and the docs set them.
+ * WebSockets to the host the page came from (GraphiQL's subscriptions). CSP 3 counts ws: and
+ * wss: of the same host as 'self', but browsers that predate it (older Safari) do not, so the
+ * policy names them. Any other host stays refused.
+ */
+const sameHostSockets = (req: IncomingMessage): string => {
+  const host = req.headers.host ?? '';
+  return HOST.test(host) ? `ws://${host} wss://${host}` : '';
+};
+
+/**
+ * Security headers: everything comes from this origin (WebSockets to the same host included);
+ * the Playground's inline start-up script is allowed by hash; inline styles stay allowed because
+ * the Playground and the docs set them.
  */
 export function securityHeaders(inlineScripts: string[]): RequestHandler {
   return helmet({
@@ -26,7 +41,7 @@ export function securityHeaders(inlineScripts: string[]): RequestHandler {
         styleSrc: ["'self'", "'unsafe-inline'"],
         imgSrc: ["'self'", 'data:'],
         fontSrc: ["'self'", 'data:'],
-        connectSrc: ["'self'"],
+        connectSrc: ["'self'", sameHostSockets],
         workerSrc: ["'self'", 'blob:'],
         objectSrc: ["'none'"],
         frameAncestors: ["'none'"],

@@ -1,8 +1,21 @@
+import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Metrics } from './metrics';
-import { REQUEST_ID_HEADER, requestIdFrom } from './request-id';
 import { type RequestScope, runInRequest } from './request-scope';
+
+const REQUEST_ID_HEADER = 'x-request-id';
+
+// Printable, no spaces or quotes: safe in a header, a log line and a metric-free context.
+const SANE_ID = /^[\w.:@/+=-]{1,128}$/;
+
+/**
+ * The id of a request: the one the client (or a proxy in front) sent when it is sane, else a
+ * random UUID, unique across processes and cluster workers without any coordination.
+ */
+function requestIdFrom(header: string | string[] | undefined): string {
+  return typeof header === 'string' && SANE_ID.test(header) ? header : randomUUID();
+}
 
 /** The route label of a request no handler named: its Express route, or `unmatched` (404s). */
 function expressRoute(req: Request): string {

@@ -54,8 +54,8 @@ describe('configuration', () => {
 
   it('keeps the database waits below the request timeout', () => {
     expect(loadConfig({ REQUEST_TIMEOUT_MS: '9000' }).databaseTimeouts).toEqual({
-      acquireMs: 3000,
-      statementMs: 3000,
+      acquireMs: 2250,
+      statementMs: 2250,
     });
     expect(() =>
       loadConfig({ REQUEST_TIMEOUT_MS: '5000', DB_STATEMENT_TIMEOUT_MS: '4000' }),

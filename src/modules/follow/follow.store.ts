@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { readAll } from '../../db/records';
+import { readAll, selectRows } from '../../db/rows';
 import { type ReadModel, readerOf, toReadModel } from '../../db/read-model';
 import { countList, byCreation, readSlice, type Slice, type SliceRequest } from '../../db/keyset';
-import { selectRows } from '../../db/select';
 import { type Page, pageClause, pageParams } from '../../shared/pagination';
 import { User } from '../user/user.entity';
 import type { UserRecord } from '../user/user.store';

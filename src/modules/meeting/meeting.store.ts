@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { readAll } from '../../db/records';
+import { readAll, arrayLiteral, byIds, selectByIds, selectRows } from '../../db/rows';
 import { type ReadModel, readerOf } from '../../db/read-model';
 import {
   countList,
@@ -9,7 +9,6 @@ import {
   type Slice,
   type SliceRequest,
 } from '../../db/keyset';
-import { arrayLiteral, selectRows } from '../../db/select';
 import { type Page, pageClause, pageParams } from '../../shared/pagination';
 import { Participant, ParticipantStatus } from '../participant/participant.entity';
 import {
@@ -48,11 +47,12 @@ export interface LockedMeeting {
 const meetings = readerOf(Meeting);
 const joinedParticipants = readerOf(Participant, 'p_');
 const joinedUsers = readerOf(User, 'u_');
-const WITH_PARTICIPANTS =
+const WITH_PARTICIPANTS = byIds(
   `select ${meetings.select('m')}, ${joinedParticipants.select('p')}, ${joinedUsers.select('u')} ` +
-  `from "meetings" m left join "participants" p on p."meeting_id" = m."id" ` +
-  `left join "users" u on u."id" = p."user_id" where m."id" = any(?::uuid[]) ` +
-  `order by m."id", ${PARTICIPANT_ORDER('p')}`;
+    `from "meetings" m left join "participants" p on p."meeting_id" = m."id" ` +
+    `left join "users" u on u."id" = p."user_id" where m."id" {match} ` +
+    `order by m."id", ${PARTICIPANT_ORDER('p')}`,
+);
 const MINE =
   `select ${meetings.select('m')} from "meetings" m where m."owner_id" = ? or m."id" in ` +
   `(select p."meeting_id" from "participants" p where p."user_id" = ? and p."status" = ?) ` +
@@ -118,7 +118,7 @@ export class MeetingStore {
   async withParticipants(
     ids: readonly string[],
   ): Promise<{ meetings: MeetingRecord[] } & MeetingParticipants> {
-    const rows = await selectRows(this.em, WITH_PARTICIPANTS, [arrayLiteral(ids)]);
+    const rows = await selectByIds(this.em, WITH_PARTICIPANTS, ids);
     const found = new Map<string, MeetingRecord>();
     const byMeeting = new Map<string, ParticipantRecord[]>();
     for (const row of rows) {

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { arrayLiteral, selectRows } from '../../db/select';
+import { arrayLiteral, selectRows } from '../../db/rows';
 import type { NodeTypeName } from './node.type';
 
 /** What an id names: the type of its record, and the meeting of a participant. */

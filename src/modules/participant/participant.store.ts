@@ -1,8 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { readAll } from '../../db/records';
+import { readAll, arrayLiteral, byIds, selectByIds, selectRows } from '../../db/rows';
 import { type ReadModel, readerOf } from '../../db/read-model';
 import { countList, byCreation, readSlice, type Slice, type SliceRequest } from '../../db/keyset';
-import { arrayLiteral, selectRows } from '../../db/select';
 import { type Page, pageClause, pageParams } from '../../shared/pagination';
 import { MeetingStatus } from '../meeting/meeting.entity';
 import { User } from '../user/user.entity';
@@ -26,10 +25,11 @@ const OPEN_STATUSES = [MeetingStatus.PENDING, MeetingStatus.CONFIRMED];
 
 const participants = readerOf(Participant);
 const joinedUsers = readerOf(User, 'u_');
-const OF_MEETINGS =
+const OF_MEETINGS = byIds(
   `select ${participants.select('p')}, ${joinedUsers.select('u')} from "participants" p ` +
-  `join "users" u on u."id" = p."user_id" where p."meeting_id" = any(?::uuid[]) ` +
-  `order by p."meeting_id", ${PARTICIPANT_ORDER('p')}`;
+    `join "users" u on u."id" = p."user_id" where p."meeting_id" {match} ` +
+    `order by p."meeting_id", ${PARTICIPANT_ORDER('p')}`,
+);
 const REQUESTS =
   `select ${participants.select('p')} from "participants" p ` +
   `join "meetings" m on m."id" = p."meeting_id" ` +
@@ -58,7 +58,7 @@ export class ParticipantStore {
 
   /** The participants of each meeting with their users, in one joined query. */
   async ofMeetings(meetingIds: readonly string[]): Promise<MeetingParticipants> {
-    const rows = await selectRows(this.em, OF_MEETINGS, [arrayLiteral(meetingIds)]);
+    const rows = await selectByIds(this.em, OF_MEETINGS, meetingIds);
     const byMeeting = new Map<string, ParticipantRecord[]>(meetingIds.map((id) => [id, []]));
     for (const participant of readAll(participants, rows)) {
       byMeeting.get(participant.meetingId)?.push(participant);

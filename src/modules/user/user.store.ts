@@ -1,9 +1,8 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { readAll } from '../../db/records';
+import { readAll, byIds, type ByIds, selectByIds, selectRows } from '../../db/rows';
 import { type ReadModel, readerOf, toReadModel } from '../../db/read-model';
 import { type KeysetOrder, readSlice, type Slice, type SliceRequest } from '../../db/keyset';
-import { arrayLiteral, selectRows } from '../../db/select';
 import { type Page, pageClause, pageParams } from '../../shared/pagination';
 import { User } from './user.entity';
 import { VISIBLE_USER, visibleUserSql } from './user.rules';
@@ -24,8 +23,7 @@ export const escapeLikePattern = (text: string): string => text.replace(/[\\%_]/
 
 const users = readerOf(User);
 const SELECT = `select ${users.select('u')} from "users" u`;
-const BY_IDS = `${SELECT} where u."id" = any(?::uuid[])`;
-const BY_ID = `${SELECT} where u."id" = ?`;
+const BY_IDS = byIds(`${SELECT} where u."id" {match}`);
 const BY_EMAIL = `${SELECT} where u."email" = ?`;
 const MATCHES =
   `${visibleUserSql('u')} ` + `and (u."name" ilike ? or u."account" ilike ? or u."email" ilike ?)`;
@@ -38,9 +36,11 @@ const SEARCH = {
     `then coalesce((select g."users" from "user_search_grams" g where g."gram" = lower(?)), 0) ` +
     `else (select count(*)::int from "users" u where ${MATCHES}) end as "total"`,
 };
-const followCount = (column: 'follower_id' | 'following_id'): string =>
-  `select f."${column}" as "id", count(*)::int as "total" from "follows" f ` +
-  `where f."${column}" = any(?::uuid[]) group by f."${column}"`;
+const followCount = (column: 'follower_id' | 'following_id'): ByIds =>
+  byIds(
+    `select f."${column}" as "id", count(*)::int as "total" from "follows" f ` +
+      `where f."${column}" {match} group by f."${column}"`,
+  );
 const FOLLOW_COUNTS = {
   follower: followCount('follower_id'),
   following: followCount('following_id'),
@@ -60,12 +60,12 @@ export class UserStore {
 
   /** Users by id (any state: loaders serve ids that records already reference). */
   async byIds(ids: readonly string[]): Promise<UserRecord[]> {
-    return readAll(users, await selectRows(this.em, BY_IDS, [arrayLiteral(ids)]));
+    return readAll(users, await selectByIds(this.em, BY_IDS, ids));
   }
 
   /** The user a token names, by id or (older tokens) by e-mail, in any state. */
   async bySubject(subject: { userId: string } | { email: string }): Promise<UserRecord | null> {
-    const rows = await selectRows(this.em, 'userId' in subject ? BY_ID : BY_EMAIL, [
+    const rows = await selectRows(this.em, 'userId' in subject ? BY_IDS.one : BY_EMAIL, [
       'userId' in subject ? subject.userId : subject.email,
     ]);
     return rows[0] ? users.read(rows[0]) : null;
@@ -174,7 +174,7 @@ export class UserStore {
 
   /** How many users each user follows (`follower`) or is followed by (`following`). */
   async followCounts(side: 'follower' | 'following', ids: readonly string[]): Promise<number[]> {
-    const rows = await selectRows(this.em, FOLLOW_COUNTS[side], [arrayLiteral(ids)]);
+    const rows = await selectByIds(this.em, FOLLOW_COUNTS[side], ids);
     const totals = new Map(rows.map((row) => [row['id'] as string, Number(row['total'])]));
     return ids.map((id) => totals.get(id) ?? 0);
   }

@@ -1,0 +1,195 @@
+import { PostgreSqlKnexDialect } from '@mikro-orm/knex';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Knex } from 'knex';
+import type { QueryConfig } from 'pg';
+
+/** A row as the driver answers it: column alias → value. */
+export type Row = Readonly<Record<string, unknown>>;
+
+/** Where a property of a record is read from: its column, and whether it holds a timestamp. */
+export interface Column {
+  name: string;
+  timestamp?: boolean;
+}
+
+/**
+ * A timestamp as ISO 8601 UTC text with milliseconds, as the API writes it. PostgreSQL answers
+ * text (the ORM turns pg's own parsing off; sessions run in UTC), '2026-11-22 04:21:03.032+00',
+ * rewritten here without building a Date; the embedded database answers a Date.
+ */
+export function toIsoTimestamp(value: unknown): string {
+  if (value instanceof Date) {
+    return value.toISOString();
+  }
+  const text = String(value);
+  if (text.length >= 22 && text.endsWith('+00') && text.charAt(10) === ' ') {
+    const fraction = text.charAt(19) === '.' ? text.slice(20, text.length - 3) : '';
+    return `${text.slice(0, 10)}T${text.slice(11, 19)}.${`${fraction}000`.slice(0, 3)}Z`;
+  }
+  // Another offset: JavaScript wants its minutes ('+02' → '+02:00').
+  const iso = text.replace(' ', 'T');
+  const sign = iso.charAt(iso.length - 3);
+  return new Date(sign === '+' || sign === '-' ? `${iso}:00` : iso).toISOString();
+}
+
+/**
+ * Reads plain records of one table from rows, without the ORM: hot read paths answer many rows and
+ * hydrating entities costs ten times the query. Columns are aliased `<prefix><property>`, so one
+ * joined row can carry several records.
+ */
+export class RecordReader<R> {
+  private readonly entries: ReadonlyArray<readonly [string, string, Column]>;
+
+  constructor(columns: ReadonlyMap<string, Column>, prefix = '') {
+    this.entries = [...columns].map(([key, spec]) => [key, `${prefix}${key}`, spec] as const);
+  }
+
+  /** `alias."column" as "<prefix><property>", …` */
+  select(alias: string): string {
+    return this.entries
+      .map(([, aliased, spec]) => `${alias}."${spec.name}" as "${aliased}"`)
+      .join(', ');
+  }
+
+  /** The record in a row, or null when a left join found none (its id is null). */
+  read(row: Row): R | null {
+    const first = this.entries[0];
+    if (!first || row[first[1]] === null || row[first[1]] === undefined) {
+      return null;
+    }
+    const record: Record<string, unknown> = {};
+    for (const [key, aliased, spec] of this.entries) {
+      const value = row[aliased];
+      record[key] = spec.timestamp && value !== null ? toIsoTimestamp(value) : value;
+    }
+    return record as R;
+  }
+}
+
+/** The records of all rows (rows without one are skipped). */
+export function readAll<R>(reader: RecordReader<R>, rows: readonly Row[]): R[] {
+  const records: R[] = [];
+  for (const row of rows) {
+    const record = reader.read(row);
+    if (record) {
+      records.push(record);
+    }
+  }
+  return records;
+}
+
+/** How a statement is sent to a PostgreSQL server. */
+export interface SelectOptions {
+  /**
+   * Keep the statement prepared on the connection (the default): parsed and planned once. Off for
+   * statements whose best plan depends on the values, e.g. `ilike` patterns, which a generic plan
+   * serves badly.
+   */
+  prepared?: boolean;
+}
+
+interface PgConnection {
+  query(config: QueryConfig): Promise<{ rows: Row[] }>;
+}
+
+/** `?` placeholders, numbered for PostgreSQL, and a statement name, once per SQL text. */
+const numbered = new Map<string, { text: string; name: string }>();
+
+function forServer(sql: string): { text: string; name: string } {
+  let statement = numbered.get(sql);
+  if (!statement) {
+    let index = 0;
+    statement = { text: sql.replace(/\?/g, () => `$${++index}`), name: `s${numbered.size + 1}` };
+    numbered.set(sql, statement);
+  }
+  return statement;
+}
+
+/**
+ * A list of values as one PostgreSQL array literal, for `= any(?::text[])`: one statement text
+ * whatever the list's length, so it stays prepared.
+ */
+export function arrayLiteral(values: readonly string[]): string {
+  return `{${values.map((value) => `"${value.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
+}
+
+const isServer = new WeakMap<Knex, boolean>();
+
+function onServer(knex: Knex): boolean {
+  let server = isServer.get(knex);
+  if (server === undefined) {
+    // The embedded database has a dialect of its own; a server is reached through this one.
+    server = knex.client.config.client === PostgreSqlKnexDialect;
+    isServer.set(knex, server);
+  }
+  return server;
+}
+
+/**
+ * Runs one SELECT (`?` placeholders; no `?` may appear in the SQL otherwise) and answers its rows.
+ * On a PostgreSQL server, outside a transaction, it goes straight to a pooled `pg` connection as a
+ * parameterised (by default prepared) statement: no query building, no values inlined into the
+ * text, no planning on every call. Inside a transaction, or on the embedded database, it runs
+ * through the ORM's connection. Counted like the ORM's own statements either way.
+ */
+export async function selectRows(
+  em: EntityManager,
+  sql: string,
+  params: readonly unknown[] = [],
+  options: SelectOptions = {},
+): Promise<Row[]> {
+  const connection = em.getConnection();
+  const transaction = em.getTransactionContext();
+  const knex = connection.getKnex();
+  if (transaction || !onServer(knex)) {
+    return connection.execute<Row[]>(sql, [...params], 'all', transaction);
+  }
+  em.config.get('onQuery')(sql, [...params]);
+  const { text, name } = forServer(sql);
+  try {
+    const client = (await knex.client.acquireConnection()) as PgConnection;
+    try {
+      const query: QueryConfig = { text, values: [...params] };
+      if (options.prepared ?? true) {
+        query.name = name;
+      }
+      return (await client.query(query)).rows;
+    } finally {
+      knex.client.releaseConnection(client);
+    }
+  } catch (error) {
+    // The errors the ORM would have raised, classified the same way (a lost database: typed, 503).
+    throw em.getDriver().convertException(error as Error);
+  }
+}
+
+/** A select by a list of ids, as two statement texts: one for a single id, one for more. */
+export interface ByIds {
+  one: string;
+  many: string;
+}
+
+/**
+ * Builds a {@link ByIds} from a statement with `{match}` where the id test goes (e.g.
+ * `where m."id" {match}`): `= ?` for one id, `= any(?::uuid[])` for more. PostgreSQL plans the array
+ * form again on every run (its generic plan is costed for an array of unknown length, so it never
+ * wins against the custom one), while `= ?` switches to a cached generic plan after five runs;
+ * most requests load one meeting or one user.
+ */
+export function byIds(statement: string): ByIds {
+  return {
+    one: statement.replace('{match}', '= ?'),
+    many: statement.replace('{match}', '= any(?::uuid[])'),
+  };
+}
+
+/** Runs a {@link ByIds} select for `ids` (at least one). */
+export function selectByIds(
+  em: EntityManager,
+  select: ByIds,
+  ids: readonly string[],
+): Promise<Row[]> {
+  return ids.length === 1
+    ? selectRows(em, select.one, [ids[0]])
+    : selectRows(em, select.many, [arrayLiteral(ids)]);
+}
