@@ -22,6 +22,8 @@ interface TextInput {
   parse?: (text: string) => unknown;
   /** A value the scalar accepts: the REST edge puts it where a bad value was, to judge the rest. */
   standIn: string;
+  /** What the schema says of the scalar, where ours reads input differently from the original. */
+  description?: string;
 }
 
 function textInput(name: string, input: TextInput) {
@@ -57,6 +59,7 @@ function typed(
     ...scalar.toConfig(),
     serialize,
     ...(input ? textInput(scalar.name, input) : {}),
+    ...(input?.description ? { description: input.description } : {}),
   });
 }
 
@@ -98,6 +101,9 @@ export const GraphQLLocalDate = typed(LocalDateScalar, text(LocalDateScalar.name
 export const GraphQLDateTime = typed(DateTimeScalar, text(DateTimeScalar.name), {
   accepts: (value) => isISO8601(value, { strict: true }),
   reason: 'INVALID_DATE',
+  description:
+    'A date-time. Answered in UTC with milliseconds (2026-11-22T09:30:00.000Z); taken as any ' +
+    'strict ISO 8601 date-time (an offset other than Z is converted).',
   parse: (value) => new Date(value),
   standIn: '2000-01-01T00:00:00.000Z',
 });
