@@ -3,7 +3,14 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', 'bench/peers/*/dist/**'],
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'data/**',
+      'coverage/**',
+      'bench/peers/*/dist/**',
+      'generated/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

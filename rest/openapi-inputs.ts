@@ -1,6 +1,6 @@
 import { getMetadataStorage as validationStorage } from 'class-validator';
 import {
-  type GraphQLArgument,
+  getNamedType,
   type GraphQLInputType,
   type GraphQLSchema,
   isEnumType,
@@ -10,6 +10,7 @@ import {
   Kind,
   typeFromAST,
   valueFromAST,
+  type ValueNode,
 } from 'graphql';
 import { getMetadataStorage as typeGraphQLStorage } from 'type-graphql';
 import { toSnake } from './names';
@@ -192,14 +193,40 @@ function describe(schema: JsonObject, description?: string | null, value?: unkno
   };
 }
 
-/** Which root-field argument each variable of the operation feeds. */
-function argumentsFed(
-  schema: GraphQLSchema,
-  operation: PreparedOperation,
-): Map<string, { kind: 'query' | 'mutation'; field: string; argument: GraphQLArgument }> {
+/** What a variable feeds: an argument of a root field, or a field of an input object in one. */
+interface Fed {
+  description?: string | null;
+  defaultValue?: unknown;
+  validators: ValidationMetadata[];
+}
+
+/**
+ * Which argument, or input field inside an argument (`input: { name: $name }`), each variable of
+ * the operation feeds, with the validators declared on it.
+ */
+function argumentsFed(schema: GraphQLSchema, operation: PreparedOperation): Map<string, Fed> {
   const kind = operation.definition.operation === 'mutation' ? 'mutation' : 'query';
   const root = kind === 'mutation' ? schema.getMutationType() : schema.getQueryType();
-  const fed = new Map<string, { kind: typeof kind; field: string; argument: GraphQLArgument }>();
+  const fed = new Map<string, Fed>();
+  const feed = (value: ValueNode, type: GraphQLInputType, use: Fed): void => {
+    const named = getNamedType(type);
+    if (value.kind === Kind.VARIABLE) {
+      if (!fed.has(value.name.value)) {
+        fed.set(value.name.value, use);
+      }
+    } else if (value.kind === Kind.OBJECT && isInputObjectType(named)) {
+      for (const node of value.fields) {
+        const field = named.getFields()[node.name.value];
+        if (field) {
+          feed(node.value, field.type, {
+            description: field.description,
+            defaultValue: field.defaultValue,
+            validators: validatorsOf(inputClassOf(named.name), field.name),
+          });
+        }
+      }
+    }
+  };
   for (const selection of operation.definition.selectionSet.selections) {
     if (selection.kind !== Kind.FIELD || !root) {
       continue;
@@ -207,8 +234,14 @@ function argumentsFed(
     const field = root.getFields()[selection.name.value];
     for (const node of selection.arguments ?? []) {
       const argument = field?.args.find((candidate) => candidate.name === node.name.value);
-      if (argument && node.value.kind === Kind.VARIABLE && !fed.has(node.value.name.value)) {
-        fed.set(node.value.name.value, { kind, field: selection.name.value, argument });
+      if (argument) {
+        feed(node.value, argument.type, {
+          description: argument.description,
+          defaultValue: argument.defaultValue,
+          validators: argsClassesOf(kind, selection.name.value).flatMap((target) =>
+            validatorsOf(target, argument.name),
+          ),
+        });
       }
     }
   }
@@ -230,20 +263,16 @@ export function operationInputs(
     const variable = definition.variable.name.value;
     const type = typeFromAST(schema, definition.type) as GraphQLInputType;
     const use = fed.get(variable);
-    const validators = use
-      ? argsClassesOf(use.kind, use.field).flatMap((target) =>
-          validatorsOf(target, use.argument.name),
-        )
-      : [];
+    const validators = use?.validators ?? [];
     const fallback = definition.defaultValue
       ? valueFromAST(definition.defaultValue, type)
-      : use?.argument.defaultValue;
+      : use?.defaultValue;
     return {
       name: options.renames?.[variable] ?? toSnake(variable),
       required: isNonNullType(type) && fallback === undefined,
       schema: describe(
         schemaOf(type, validators, options.nullable && fallback === undefined),
-        use?.argument.description,
+        use?.description,
         fallback,
       ),
     };

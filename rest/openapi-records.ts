@@ -24,7 +24,7 @@ import {
   wireEnumSchema,
   withNull,
 } from './openapi-schemas';
-import type { PreparedOperation } from './operations';
+import { bodyFields, type PreparedOperation } from './operations';
 import { ref, type RouteSpec } from './route';
 
 /**
@@ -169,21 +169,20 @@ function valueSchema(
   return objectSchema(walk, type, sets);
 }
 
-/** The root field an operation selects: the REST body is its value. */
-export function rootField(
+/**
+ * The field whose value is the REST body: the root field an operation selects, or inside a
+ * payload the field it selects of it (see bodyFields).
+ */
+export function bodyField(
   schema: GraphQLSchema,
   operation: PreparedOperation,
 ): { node: FieldNode; field: GraphQLField<unknown, unknown> } {
-  const root =
-    operation.definition.operation === 'mutation'
-      ? schema.getMutationType()
-      : schema.getQueryType();
-  const [node, ...others] = operation.definition.selectionSet.selections;
-  const field = node?.kind === Kind.FIELD ? root?.getFields()[node.name.value] : undefined;
-  if (node?.kind !== Kind.FIELD || !field || others.length > 0) {
+  const chain = bodyFields(schema, operation.definition);
+  const last = chain[chain.length - 1];
+  if (!last || operation.definition.selectionSet.selections.length > 1) {
     throw new Error(`OpenAPI: operation ${operation.name} must select one root field`);
   }
-  return { node, field };
+  return last;
 }
 
 const componentName = (schemaRef: { $ref: string }): string =>
@@ -235,7 +234,7 @@ export function responseSchemas(
       if (!operation) {
         throw new Error(`OpenAPI: no operation ${name} in rest/operations`);
       }
-      const { node, field } = rootField(schema, operation);
+      const { node, field } = bodyField(schema, operation);
       const body = outputSchema(walk, field.type, [node]);
       const declared = route.response.schema;
       if ('$ref' in declared) {

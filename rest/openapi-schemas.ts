@@ -6,7 +6,8 @@ export type JsonObject = { [keyword: string]: unknown };
 /** Scalars in wire form; graphql-scalars' custom ones are strings with a format. */
 export const scalarSchemas: Readonly<Record<string, JsonObject>> = {
   String: { type: 'string' },
-  ID: { type: 'string' },
+  // Every id of this API is a UUID (see the Node interface).
+  ID: { type: 'string', format: 'uuid' },
   Int: { type: 'integer' },
   Float: { type: 'number' },
   Boolean: { type: 'boolean' },

@@ -7,9 +7,9 @@ import {
   sharedHeaders,
   sharedResponses,
 } from './openapi-responses';
-import { responseSchemas, rootField } from './openapi-records';
+import { responseSchemas } from './openapi-records';
 import { contractSchemas, type JsonObject } from './openapi-schemas';
-import { loadOperations, type PreparedOperation } from './operations';
+import { bodyFields, loadOperations, type PreparedOperation } from './operations';
 import type { RouteSpec } from './route';
 import { routes as declaredRoutes } from './routes';
 
@@ -153,7 +153,7 @@ function operationNamed(builder: Builder, name: string): PreparedOperation {
 
 /** The root field's description in the schema: what the operation does. */
 const describeOperation = (builder: Builder, operation: PreparedOperation): string | undefined =>
-  rootField(builder.schema, operation).field.description ?? undefined;
+  bodyFields(builder.schema, operation.definition)[0]?.field.description ?? undefined;
 
 /** The choices of a route that picks its operation from the request. */
 function dispatchOf(route: RouteSpec): (typeof dispatched)[string] {

@@ -1,11 +1,17 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type VariablePosition, variablePositions } from '../src/graphql/argument-rules';
 import { compileOperation, type RunOperation } from '../src/graphql/compiled-query';
+import { toSnake } from './names';
 import { wireEnumSerializers, withWireNames } from './wire-output';
 import {
   type DocumentNode,
+  type FieldNode,
   type FragmentDefinitionNode,
+  getNamedType,
+  type GraphQLField,
   type GraphQLSchema,
+  isObjectType,
   Kind,
   type OperationDefinitionNode,
   parse,
@@ -24,6 +30,47 @@ export interface PreparedOperation {
    * the contract.
    */
   run: RunOperation;
+  /** Where the REST body is in the result's data, by wire names (see bodyPath). */
+  bodyPath: readonly string[];
+  /** Where each variable lands in the root field's arguments (field errors are named by them). */
+  positions: readonly VariablePosition[];
+}
+
+/**
+ * Where the REST body is in an operation's result: the root field's value, and where that is a
+ * payload (an object type named `…Payload`), the one field the operation selects of it, so
+ * `register(input: …) { user { … } }` answers the user record itself.
+ */
+export function bodyFields(
+  schema: GraphQLSchema,
+  definition: OperationDefinitionNode,
+): Array<{ node: FieldNode; field: GraphQLField<unknown, unknown> }> {
+  const chain: Array<{ node: FieldNode; field: GraphQLField<unknown, unknown> }> = [];
+  let parent = schema.getRootType(definition.operation);
+  let selections = definition.selectionSet.selections;
+  for (;;) {
+    const nodes = selections.filter((node): node is FieldNode => node.kind === Kind.FIELD);
+    const node = nodes.length === 1 ? nodes[0] : undefined;
+    const field = node && parent?.getFields()[node.name.value];
+    if (!node || !field) {
+      return chain;
+    }
+    chain.push({ node, field });
+    const type = getNamedType(field.type);
+    if (!isObjectType(type) || !type.name.endsWith('Payload') || !node.selectionSet) {
+      return chain;
+    }
+    parent = type;
+    selections = node.selectionSet.selections;
+  }
+}
+
+/** The value at `path` of an operation's data. */
+export function valueAt(data: unknown, path: readonly string[]): unknown {
+  return path.reduce<unknown>(
+    (value, key) => (value as Record<string, unknown> | null | undefined)?.[key],
+    data,
+  );
 }
 
 type Serializers = Parameters<typeof compileOperation>[3];
@@ -98,6 +145,10 @@ export function loadOperations(schema: GraphQLSchema): ReadonlyMap<string, Prepa
       document,
       definition,
       run: compile(schema, document, definition.name.value, serializers),
+      bodyPath: bodyFields(schema, definition).map(({ node }) =>
+        toSnake(node.alias?.value ?? node.name.value),
+      ),
+      positions: variablePositions(definition),
     });
   }
   return operations;

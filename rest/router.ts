@@ -2,12 +2,17 @@ import express, { type Request, type RequestHandler, type Response, Router } fro
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import { type AppDependencies, createContext, type Context } from '../src/context';
-import { argumentRuleFailures, operationNeedsViewer } from '../src/graphql/argument-rules';
+import {
+  argumentRuleFailures,
+  besideTypeFailures,
+  operationNeedsViewer,
+  variablePathOf,
+} from '../src/graphql/argument-rules';
 import { HttpRequestError, notFound, sendHttpError } from '../src/http/http-errors';
 import { currentRequest } from '../src/observability/request-scope';
 import { type FieldErrors, ValidationFailedError } from '../src/shared/errors';
 import { BODY_LIMIT_BYTES, readBody } from './body';
-import { loadOperations, type PreparedOperation } from './operations';
+import { loadOperations, type PreparedOperation, valueAt } from './operations';
 import type { RouteSpec } from './route';
 import { routes as declaredRoutes } from './routes';
 import { clientFieldPath } from './names';
@@ -54,20 +59,24 @@ interface Executor {
   operations: ReadonlyMap<string, PreparedOperation>;
 }
 
-/** Field failures keyed by GraphQL argument path (`participants.0.userId`) → the client's names. */
-function byClientName(fields: FieldErrors, renames: Readonly<Record<string, string>> = {}) {
+/**
+ * Field failures keyed by GraphQL argument path (`participants.0.userId`, or `input.…` inside an
+ * input object) → the variable that carried the value → the client's names.
+ */
+function byClientName(fields: FieldErrors, operation: PreparedOperation, route: RouteSpec) {
   const named: FieldErrors = {};
   for (const [path, reason] of Object.entries(fields)) {
-    named[clientFieldPath(path.split('.'), renames)] = reason;
+    const inVariable = variablePathOf(operation.positions, path.split('.'));
+    named[clientFieldPath(inVariable, route.renames)] = reason;
   }
   return named;
 }
 
 /** An operation's failure as the client should see it: field errors by the client's names. */
-function clientFailure(error: unknown, route: RouteSpec): unknown {
+function clientFailure(error: unknown, operation: PreparedOperation, route: RouteSpec): unknown {
   const original = (error as { originalError?: unknown } | undefined)?.originalError ?? error;
   return original instanceof ValidationFailedError
-    ? new ValidationFailedError(byClientName(original.fields, route.renames))
+    ? new ValidationFailedError(byClientName(original.fields, operation, route))
     : (error ?? new Error('operation answered no data'));
 }
 
@@ -86,13 +95,10 @@ async function invalidVariables(
 ): Promise<ValidationFailedError> {
   const rules = byClientName(
     await argumentRuleFailures(executor.schema, operation.definition, gathered.standIns, context),
-    route.renames,
+    operation,
+    route,
   );
-  const typed = Object.keys(gathered.fields);
-  const beside = Object.entries(rules).filter(
-    ([path]) => !typed.some((bad) => path === bad || path.startsWith(`${bad}.`)),
-  );
-  return new ValidationFailedError({ ...Object.fromEntries(beside), ...gathered.fields });
+  return new ValidationFailedError(besideTypeFailures(gathered.fields, rules));
 }
 
 function operationFor(
@@ -141,13 +147,15 @@ function handle(route: RouteSpec, executor: Executor): RequestHandler {
       // The caller is checked here, once: by the resolvers' @Authorized.
       const result = await operation.run(context, gathered.variables);
       if (result.errors?.[0] || !result.data) {
-        throw clientFailure(result.errors?.[0], route);
+        throw clientFailure(result.errors?.[0], operation, route);
       }
       if (style === 'oauth') {
         res.set('Cache-Control', 'no-store');
       }
       const { status, message } = route.response;
-      res.status(status).json(message !== undefined ? { message } : Object.values(result.data)[0]);
+      res
+        .status(status)
+        .json(message !== undefined ? { message } : valueAt(result.data, operation.bodyPath));
     } catch (error) {
       sendHttpError(res, error, style, executor.logger);
     }

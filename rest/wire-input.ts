@@ -1,6 +1,5 @@
 import {
   type GraphQLInputType,
-  type GraphQLLeafType,
   type GraphQLSchema,
   isEnumType,
   isInputObjectType,
@@ -10,8 +9,8 @@ import {
   valueFromAST,
   type VariableDefinitionNode,
 } from 'graphql';
+import { checkValue, intReason, type Report, standIn } from '../src/graphql/input-check';
 import type { FieldErrors, ValidationReason } from '../src/shared/errors';
-import { scalarFailureReason } from '../src/shared/scalars';
 import type { PreparedOperation } from './operations';
 import { clientFieldPath, toSnake } from './names';
 
@@ -34,9 +33,6 @@ export type GatheredVariables =
        */
       standIns: Record<string, unknown>;
     };
-
-type Path = ReadonlyArray<string | number>;
-type Report = (path: Path, reason: ValidationReason) => void;
 
 const INT = /^[+-]?\d+$/;
 const MAX_INT = 2_147_483_647;
@@ -71,14 +67,6 @@ function fromWire(type: GraphQLInputType, value: unknown): unknown {
   return value;
 }
 
-/** Why an Int refuses a value: not an integer, or outside 32 bits. */
-function intReason(value: unknown): ValidationReason {
-  if (typeof value !== 'number' || !Number.isInteger(value)) {
-    return 'MUST_BE_INTEGER';
-  }
-  return value < 0 ? 'TOO_SMALL' : 'TOO_LARGE';
-}
-
 /** Query-string values arrive as text: integers are parsed, repeated keys are refused. */
 function fromQueryString(
   type: GraphQLInputType,
@@ -97,104 +85,6 @@ function fromQueryString(
   }
   const value = Number(text);
   return value > MAX_INT || value < MIN_INT ? { reason: intReason(value) } : { value };
-}
-
-/** Why a leaf type refuses a value, from the type itself (and a scalar's own typed error). */
-function leafReason(type: GraphQLLeafType, value: unknown, error: unknown): ValidationReason {
-  if (isEnumType(type)) {
-    return 'INVALID_CHOICE';
-  }
-  if (type.name === 'String') {
-    return 'MUST_BE_STRING';
-  }
-  if (type.name === 'Int') {
-    return intReason(value);
-  }
-  return scalarFailureReason(error);
-}
-
-/** A value of the type that passes coercion (its content is never used, only validated). */
-function standIn(type: GraphQLInputType): unknown {
-  const inner = isNonNullType(type) ? type.ofType : type;
-  if (isListType(inner)) {
-    return [];
-  }
-  if (isEnumType(inner)) {
-    return inner.getValues()[0]?.name;
-  }
-  if (isInputObjectType(inner)) {
-    const out: Record<string, unknown> = {};
-    for (const [name, field] of Object.entries(inner.getFields())) {
-      if (isNonNullType(field.type) && field.defaultValue === undefined) {
-        out[name] = standIn(field.type);
-      }
-    }
-    return out;
-  }
-  return inner.toString() === 'Int' || inner.toString() === 'Float'
-    ? 0
-    : inner.toString() === 'Boolean'
-      ? false
-      : '';
-}
-
-/**
- * Checks a value against an input type the way graphql-js coerces variables, reporting every bad
- * part with its reason, and answers the value with each bad part replaced by a stand-in.
- */
-function check(type: GraphQLInputType, value: unknown, path: Path, report: Report): unknown {
-  if (isNonNullType(type)) {
-    if (value === null || value === undefined) {
-      report(path, 'REQUIRED');
-      return standIn(type);
-    }
-    return check(type.ofType, value, path, report);
-  }
-  if (value === null || value === undefined) {
-    return value;
-  }
-  if (isListType(type)) {
-    // A single value stands for a list of one, at the list's own path.
-    return Array.isArray(value)
-      ? value.map((item, index) => check(type.ofType, item, [...path, index], report))
-      : [check(type.ofType, value, path, report)];
-  }
-  if (isInputObjectType(type)) {
-    if (typeof value !== 'object') {
-      report(path, 'INVALID_FORMAT');
-      return standIn(type);
-    }
-    const given = value as Record<string, unknown>;
-    const fields = type.getFields();
-    const out: Record<string, unknown> = {};
-    for (const [name, field] of Object.entries(fields)) {
-      if (given[name] === undefined) {
-        if (field.defaultValue === undefined && isNonNullType(field.type)) {
-          report([...path, name], 'REQUIRED');
-          out[name] = standIn(field.type);
-        }
-      } else {
-        out[name] = check(field.type, given[name], [...path, name], report);
-      }
-    }
-    // Only an array (its indexes) can bring keys the type does not have: the wire keys were mapped.
-    if (Object.keys(given).some((key) => !(key in fields))) {
-      report(path, 'INVALID_FORMAT');
-    }
-    return Array.isArray(value) ? standIn(type) : out;
-  }
-  let parsed: unknown;
-  let failure: unknown;
-  try {
-    parsed = type.parseValue(value);
-  } catch (error) {
-    failure = error;
-  }
-  if (failure !== undefined || parsed === undefined) {
-    report(path, leafReason(type, value, failure));
-    return standIn(type);
-  }
-  return value;
 }
 
 function variableType(schema: GraphQLSchema, definition: VariableDefinitionNode): GraphQLInputType {
@@ -265,7 +155,7 @@ export function gatherVariables(
     }
     const value = fromWire(type, found.value);
     const before = Object.keys(fields).length;
-    const checked = check(type, value, [], report);
+    const checked = checkValue(type, value, [], report);
     variables[name] = Object.keys(fields).length > before ? checked : value;
   }
   return Object.keys(fields).length > 0

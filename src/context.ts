@@ -11,6 +11,7 @@ import { FollowService } from './modules/follow/follow.service';
 import { currentRequest } from './observability/request-scope';
 import { MeetingService } from './modules/meeting/meeting.service';
 import { MeetingLifecycleService } from './modules/meeting/meeting-lifecycle.service';
+import { NodeService } from './modules/node/node.service';
 import { UserService } from './modules/user/user.service';
 
 /** What lives as long as the process: the ORM and the key material. */
@@ -35,6 +36,7 @@ export interface Services {
   readonly follows: FollowService;
   readonly meetings: MeetingService;
   readonly meetingLifecycle: MeetingLifecycleService;
+  readonly nodes: NodeService;
 }
 
 /** Everything one GraphQL operation (from /graphql or the REST facade) works with. */
@@ -57,6 +59,7 @@ class RequestServices implements Services {
   #follows?: FollowService;
   #meetings?: MeetingService;
   #meetingLifecycle?: MeetingLifecycleService;
+  #nodes?: NodeService;
 
   constructor(
     private readonly deps: AppDependencies,
@@ -88,6 +91,10 @@ class RequestServices implements Services {
 
   get meetingLifecycle(): MeetingLifecycleService {
     return (this.#meetingLifecycle ??= new MeetingLifecycleService(this.stores, this.loaders));
+  }
+
+  get nodes(): NodeService {
+    return (this.#nodes ??= new NodeService(this.stores, this.loaders, this.meetings));
   }
 }
 

@@ -3,6 +3,7 @@ import { EventStore } from './events/event.store';
 import { RefreshTokenStore } from './modules/auth/refresh-token.store';
 import { FollowStore } from './modules/follow/follow.store';
 import { MeetingStore } from './modules/meeting/meeting.store';
+import { NodeStore } from './modules/node/node.store';
 import { ParticipantStore } from './modules/participant/participant.store';
 import { UserStore } from './modules/user/user.store';
 
@@ -12,6 +13,7 @@ export interface Stores {
   readonly meetings: MeetingStore;
   readonly participants: ParticipantStore;
   readonly follows: FollowStore;
+  readonly nodes: NodeStore;
   readonly refreshTokens: RefreshTokenStore;
   /** Change notices for subscribers on every instance (sent with the transaction's commit). */
   readonly events: EventStore;
@@ -28,6 +30,7 @@ class StoresOver implements Stores {
   #meetings?: MeetingStore;
   #participants?: ParticipantStore;
   #follows?: FollowStore;
+  #nodes?: NodeStore;
   #refreshTokens?: RefreshTokenStore;
   #events?: EventStore;
 
@@ -47,6 +50,10 @@ class StoresOver implements Stores {
 
   get follows(): FollowStore {
     return (this.#follows ??= new FollowStore(this.em));
+  }
+
+  get nodes(): NodeStore {
+    return (this.#nodes ??= new NodeStore(this.em));
   }
 
   get refreshTokens(): RefreshTokenStore {

@@ -65,7 +65,7 @@ const MEETING_FIELDS =
   'title ownerId startTime location id appointedBy assignedTo type status locationUrl createdAt updatedAt ' +
   `participants { meetingId userId id user { ${USER_FIELDS} } status createdAt updatedAt }`;
 
-export const GRAPHQL_MEETING = `query BenchMeeting($meetingId: String!) { meeting(meetingId: $meetingId) { ${MEETING_FIELDS} } }`;
+export const GRAPHQL_MEETING = `query BenchMeeting($meetingId: UUID!) { meeting(meetingId: $meetingId) { ${MEETING_FIELDS} } }`;
 export const GRAPHQL_MY_MEETINGS = `query BenchMyMeetings($limit: Int) { myMeetings(limit: $limit) { ${MEETING_FIELDS} } }`;
 
 /** Access tokens of the callers (issued by the service's login). */

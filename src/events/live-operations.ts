@@ -16,6 +16,7 @@ import type { Config } from '../config';
 import { type AppDependencies, type Context, createContext } from '../context';
 import { GRAPHQL_LIMITS } from '../graphql/armor';
 import { assertWithinNodeLimit } from '../graphql/node-limit';
+import { variableFailure } from '../graphql/variable-check';
 import type { LiveMetrics } from '../observability/metrics';
 import { LiveLimitError, QueryTooLargeError, WrongTransportError } from '../shared/errors';
 import type { EventHub } from './event-hub';
@@ -107,6 +108,11 @@ export class LiveOperations {
       stream: (topic, map) => this.stream(session, context, live, topic, map),
     };
     const context = await createContext(deps, session.request, live);
+    // The variables as the HTTP face judges them: a malformed id is a field error, not a crash.
+    const refused = await variableFailure(schema, operation, variableValues, context);
+    if (refused) {
+      return [refused];
+    }
     return {
       schema,
       document,

@@ -1,8 +1,6 @@
 import type { Context } from '../context';
-import { MeetingIdArgs } from '../modules/meeting/meeting.inputs';
 import type { ParticipantRecord } from '../modules/participant/participant.store';
-import { WrongTransportError, ValidationFailedError } from '../shared/errors';
-import { fieldErrorsOf } from '../shared/validation';
+import { WrongTransportError } from '../shared/errors';
 import { requireViewer } from '../shared/viewer.decorator';
 import { END_OF_STREAM } from './event-stream';
 import type { LiveScope } from './live-scope';
@@ -46,16 +44,10 @@ export function invitations(context: Context): AsyncIterableIterator<Participant
  */
 export async function meetingEvents(
   context: Context,
-  args: Record<string, unknown>,
+  id: string,
 ): Promise<AsyncIterableIterator<MeetingEvent>> {
   const live = requireLive(context);
-  // Subscribe functions receive raw arguments: the same rules as the field's, checked here.
-  const valid = Object.assign(new MeetingIdArgs(), args);
-  const problems = await fieldErrorsOf(valid);
-  if (Object.keys(problems).length > 0) {
-    throw new ValidationFailedError(problems);
-  }
-  const meetingId = valid.meetingId.toLowerCase();
+  const meetingId = id.toLowerCase();
   await context.services.meetings.get(requireViewer(context), meetingId);
   return live.stream(meetingTopic(meetingId), async (notice) => {
     const meeting = await context.services.meetings.visible(requireViewer(context), meetingId);

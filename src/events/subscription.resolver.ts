@@ -21,8 +21,9 @@ export class SubscriptionResolver {
   @Authorized()
   @Subscription(() => MeetingEvent, {
     description: 'Changes to one meeting, for its owner, participants and admins.',
-    subscribe: ({ context, args }: { context: Context; args: Record<string, unknown> }) =>
-      meetingEvents(context, args),
+    // The UUID scalar has checked the argument (the variables too, before it runs).
+    subscribe: ({ context, args }: { context: Context; args: MeetingIdArgs }) =>
+      meetingEvents(context, args.meetingId),
   })
   meetingEvents(@Root() event: MeetingEvent, @Args() _args: MeetingIdArgs): MeetingEvent {
     return event;

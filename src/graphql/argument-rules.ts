@@ -5,6 +5,7 @@ import {
   type GraphQLSchema,
   Kind,
   type OperationDefinitionNode,
+  type ValueNode,
 } from 'graphql';
 import { getMetadataStorage } from 'type-graphql';
 import type { Context } from '../context';
@@ -69,6 +70,77 @@ function instanceOf(target: unknown, value: unknown): unknown {
     }
   }
   return Object.assign(instance, data);
+}
+
+/** Where an operation passes a variable: the argument path its value lands at. */
+export interface VariablePosition {
+  variable: string;
+  /**
+   * The path as the argument rules name failures: from the argument of an args class
+   * (`input.meetingId`), from inside the value of a single `@Arg` (`dob`).
+   */
+  path: ReadonlyArray<string | number>;
+}
+
+/** Every variable passed (whole, or inside an object or list) to an argument of a root field. */
+export function variablePositions(definition: OperationDefinitionNode): VariablePosition[] {
+  const positions: VariablePosition[] = [];
+  const walk = (value: ValueNode, path: ReadonlyArray<string | number>): void => {
+    if (value.kind === Kind.VARIABLE) {
+      positions.push({ variable: value.name.value, path });
+    } else if (value.kind === Kind.OBJECT) {
+      value.fields.forEach((field) => walk(field.value, [...path, field.name.value]));
+    } else if (value.kind === Kind.LIST) {
+      value.values.forEach((item, index) => walk(item, [...path, index]));
+    }
+  };
+  for (const node of definition.selectionSet.selections) {
+    if (node.kind !== Kind.FIELD) {
+      continue;
+    }
+    const params = resolverOf(definition.operation, node.name.value)?.params ?? [];
+    for (const argument of node.arguments ?? []) {
+      const single = params.some((p) => p.kind === 'arg' && p.name === argument.name.value);
+      walk(argument.value, single ? [] : [argument.name.value]);
+    }
+  }
+  return positions;
+}
+
+const startsWith = (path: ReadonlyArray<string | number>, prefix: ReadonlyArray<string | number>) =>
+  prefix.length <= path.length && prefix.every((segment, i) => String(path[i]) === String(segment));
+
+/** A failure inside a variable (`[variable, ...inside]`) as the argument rules would name it. */
+export function argumentPathOf(
+  positions: readonly VariablePosition[],
+  variablePath: ReadonlyArray<string | number>,
+): ReadonlyArray<string | number> {
+  const [variable, ...inside] = variablePath;
+  const position = positions.find((candidate) => candidate.variable === variable);
+  return position ? [...position.path, ...inside] : variablePath;
+}
+
+/** An argument rule's failure path as the path inside the variable that carried the value. */
+export function variablePathOf(
+  positions: readonly VariablePosition[],
+  argumentPath: ReadonlyArray<string | number>,
+): ReadonlyArray<string | number> {
+  const position = positions
+    .filter((candidate) => startsWith(argumentPath, candidate.path))
+    .sort((a, b) => b.path.length - a.path.length)[0];
+  return position ? [position.variable, ...argumentPath.slice(position.path.length)] : argumentPath;
+}
+
+/**
+ * Type failures with the rule failures of the other fields: a field that failed its type is
+ * reported for that alone, not for the rules its stand-in breaks.
+ */
+export function besideTypeFailures(typed: FieldErrors, rules: FieldErrors): FieldErrors {
+  const bad = Object.keys(typed);
+  const beside = Object.entries(rules).filter(
+    ([path]) => !bad.some((field) => path === field || path.startsWith(`${field}.`)),
+  );
+  return { ...Object.fromEntries(beside), ...typed };
 }
 
 /** Whether any root field of the operation is `@Authorized()`: it needs a caller. */

@@ -3,8 +3,10 @@ import type {
   GatewayInterface,
   GatewaySchemaLoadOrUpdateCallback,
 } from '@apollo/server-gateway-interface';
-import { type DocumentNode, execute, type GraphQLSchema, printSchema } from 'graphql';
+import { type DocumentNode, execute, GraphQLError, type GraphQLSchema, printSchema } from 'graphql';
+import type { Context } from '../context';
 import { compileOperation } from './compiled-query';
+import { variableFailure } from './variable-check';
 
 type Compiled = ReturnType<typeof compileOperation>;
 
@@ -51,7 +53,21 @@ export function compiledExecution(schema: GraphQLSchema): GatewayInterface {
     if (typeof compiled !== 'function') {
       return { errors: compiled.errors };
     }
-    return compiled(request.context, request.request.variables ?? {});
+    const variables = request.request.variables ?? {};
+    const context = request.context as Context;
+    try {
+      const refused = await variableFailure(schema, request.operation, variables, context);
+      if (refused) {
+        return { errors: [refused] };
+      }
+    } catch (error) {
+      // The caller, judged first as the resolvers would: an UnauthenticatedError.
+      if (error instanceof GraphQLError) {
+        return { errors: [error] };
+      }
+      throw error;
+    }
+    return compiled(context, variables);
   };
 
   return {

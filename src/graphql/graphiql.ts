@@ -30,7 +30,7 @@ const defaultQuery = (
 #
 # 1. Sign in: run Login below with your e-mail (or account)
 #    and password.
-# 2. Put the accessToken in the Headers tab below:
+# 2. Put tokens.accessToken in the Headers tab below:
 #    {"Authorization": "Bearer <access token>"}
 #    The same header signs the WebSocket in (connection_init),
 #    so subscriptions run with the same token.
@@ -40,9 +40,11 @@ const defaultQuery = (
 #    }
 
 mutation Login {
-  login(username: "you@example.com", password: "your password") {
-    accessToken
-    expiresIn
+  login(input: { username: "you@example.com", password: "your password" }) {
+    tokens {
+      accessToken
+      expiresIn
+    }
   }
 }
 

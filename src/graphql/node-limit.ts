@@ -55,6 +55,11 @@ function sizeOf(field: GraphQLField<unknown, unknown>, args: Record<string, unkn
   if (typeof limit === 'number') {
     return limit;
   }
+  // `nodes(ids:)` answers one record per id.
+  const ids = args['ids'];
+  if (Array.isArray(ids)) {
+    return ids.length;
+  }
   // `limit: null` lists everything: counted like any other list without a size.
   return UNSIZED_LIST_ESTIMATE;
 }

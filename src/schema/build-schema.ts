@@ -1,10 +1,12 @@
-import type { GraphQLSchema } from 'graphql';
+import { type GraphQLSchema, isInterfaceType } from 'graphql';
 import { buildSchema, type PubSub } from 'type-graphql';
 import type { Context } from '../context';
 import { AuthResolver } from '../modules/auth/auth.resolver';
 import { FollowResolver } from '../modules/follow/follow.resolver';
 import { MeetingResolver } from '../modules/meeting/meeting.resolver';
 import { MeetingLifecycleResolver } from '../modules/meeting/meeting-lifecycle.resolver';
+import { NodeResolver } from '../modules/node/node.resolver';
+import { nodeTypeOf } from '../modules/node/node.type';
 import { ParticipantResolver } from '../modules/participant/participant.resolver';
 import { UserResolver } from '../modules/user/user.resolver';
 import { SubscriptionResolver } from '../events/subscription.resolver';
@@ -26,8 +28,8 @@ const NO_PUBSUB: PubSub = {
 };
 
 /** The one schema both faces (GraphQL and REST) execute against. */
-export function createSchema(): Promise<GraphQLSchema> {
-  return buildSchema({
+export async function createSchema(): Promise<GraphQLSchema> {
+  const schema = await buildSchema({
     resolvers: [
       AuthResolver,
       UserResolver,
@@ -36,6 +38,7 @@ export function createSchema(): Promise<GraphQLSchema> {
       MeetingLifecycleResolver,
       ParticipantResolver,
       SubscriptionResolver,
+      NodeResolver,
       ...[MeetingConnection, ParticipantConnection, FollowConnection, UserConnection].map(
         (connection) => connection.resolver,
       ),
@@ -48,4 +51,11 @@ export function createSchema(): Promise<GraphQLSchema> {
       return true;
     },
   });
+  // type-graphql wraps resolveType in an async function, which the compiled executor (graphql-jit)
+  // does not await: Node answers its type synchronously.
+  const node = schema.getType('Node');
+  if (isInterfaceType(node)) {
+    node.resolveType = nodeTypeOf;
+  }
+  return schema;
 }

@@ -1,7 +1,7 @@
 import { OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
-import { GraphQLDateTime, GraphQLUUID } from './scalars';
-import { Field, ObjectType } from 'type-graphql';
+import { GraphQLDateTime } from './scalars';
+import { Field, ID, ObjectType } from 'type-graphql';
 
 /** Columns every table has: a UUID key and creation/update timestamps. */
 @ObjectType({ simpleResolvers: true })
@@ -9,7 +9,8 @@ export abstract class BaseEntity<Optional extends string = never> {
   /** Properties `em.create` may leave out: generated, defaulted or derived. */
   [OptionalProps]?: 'id' | 'createdAt' | 'updatedAt' | Optional;
 
-  @Field(() => GraphQLUUID, { description: 'Unique identifier (lowercase UUID).' })
+  // ID, as the Node interface asks (Relay): the value is the UUID, serialised as it is.
+  @Field(() => ID, { description: 'Unique identifier (lowercase UUID).' })
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
 

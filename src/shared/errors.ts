@@ -87,6 +87,18 @@ export class ValidationFailedError extends AppError {
   }
 }
 
+/**
+ * Variables refused before the operation ran: a request error of GraphQL over HTTP (400 to
+ * clients of application/graphql-response+json), with the same field errors as the rules'.
+ */
+export class VariablesRefusedError extends ValidationFailedError {
+  constructor(fields: FieldErrors) {
+    super(fields);
+    // `http` is read by Apollo for the response status (and removed from the answer).
+    Object.assign(this.extensions, { http: { status: 400 } });
+  }
+}
+
 export class TooManyRequestsError extends AppError {
   constructor(readonly retryAfterSeconds: number) {
     super('TOO_MANY_REQUESTS', 'TOO_MANY_REQUESTS', 'Too many attempts; try again later', {

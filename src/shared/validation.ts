@@ -148,12 +148,19 @@ export const EqualsProperty = (property: string): PropertyDecorator =>
     },
   });
 
+/** A date-time that names an instant (not an ISO 8601 form Date cannot read, as a week date). */
+export const IsInstant = (): PropertyDecorator =>
+  ValidateBy({
+    name: 'isIso8601',
+    validator: { validate: (value) => value instanceof Date && !Number.isNaN(value.getTime()) },
+  });
+
 /** A date-time that lies in the future when the request is validated. */
 export const IsFuture = (): PropertyDecorator =>
   ValidateBy({
     name: 'isFuture',
     validator: {
-      validate: (value) => typeof value === 'string' && Date.parse(value) > Date.now(),
+      validate: (value) => value instanceof Date && value.getTime() > Date.now(),
     },
   });
 

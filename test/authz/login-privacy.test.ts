@@ -127,7 +127,7 @@ describe('login does not reveal whether an e-mail exists', () => {
 
   it('the GraphQL login answers an unknown e-mail or account exactly like a wrong password', async () => {
     const LOGIN = `mutation ($username: String!, $password: String!) {
-      login(username: $username, password: $password) { accessToken }
+      login(input: { username: $username, password: $password }) { tokens { accessToken } }
     }`;
     const answer = async (username: string, password: string) => {
       const result = await gql.request(LOGIN, { username, password });

@@ -123,4 +123,4 @@ export interface Capability {
   outcomes: Record<Caller, Outcome>;
 }
 
-export const MEETING_ID = '$meetingId: String!';
+export const MEETING_ID = '$meetingId: UUID!';

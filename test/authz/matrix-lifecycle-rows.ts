@@ -52,7 +52,7 @@ const NEW_START = new Date(inHours(24 * 10)).toISOString();
 /** The participant accepts, so the meeting is confirmed before the case runs. */
 async function participantAccepts(scene: Scene): Promise<void> {
   await scene.world.t.gql.data(
-    'mutation ($meetingId: String!) { approveMeeting(meetingId: $meetingId) { id } }',
+    'mutation ($meetingId: UUID!) { approveMeeting(input: { meetingId: $meetingId }) { meeting { id } } }',
     { meetingId: scene.meeting.id },
     scene.world.users.participant.token,
   );

@@ -10,7 +10,7 @@ import { allowed, type Capability, forEveryone, forMembers } from './matrix-capa
  */
 
 const LOGIN = `mutation ($username: String!, $password: String!) {
-  login(username: $username, password: $password) { accessToken }
+  login(input: { username: $username, password: $password }) { tokens { accessToken } }
 }`;
 
 const CHANGE_PASSWORD = `mutation ($input: ChangePasswordInput!) {
@@ -130,7 +130,7 @@ export const sessionCapabilities: Capability[] = [
         expect(root).toEqual({ sessionEnded: true });
         expect(await familyState(t, familyOf(session))).toEqual({ revoked: 1, total: 1 });
         const reuse = await t.gql.request(
-          'mutation ($token: String!) { refreshToken(refreshToken: $token) { accessToken } }',
+          'mutation ($token: String!) { refreshToken(input: { refreshToken: $token }) { tokens { accessToken } } }',
           { token: session },
         );
         expect(reuse.errors?.map((e) => e.extensions)).toEqual([

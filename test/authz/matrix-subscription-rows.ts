@@ -70,7 +70,7 @@ export async function performSubscription(
 
 const UPDATE = `mutation ($input: UpdateMeetingInput!) { updateMeeting(input: $input) { meeting { id } } }`;
 const CREATE = `mutation ($meeting: MeetingInput!, $participants: [ParticipantInput!]!) {
-  createMeeting(meeting: $meeting, participants: $participants) { id }
+  createMeeting(input: { meeting: $meeting, participants: $participants }) { meeting { id } }
 }`;
 
 export const subscriptionCapabilities: Capability[] = [
@@ -109,7 +109,7 @@ export const subscriptionCapabilities: Capability[] = [
     graphql: { operation: 'subscription', field: 'meetingEvents' },
     restCall: () => ({}),
     graphqlCall: (s) => ({
-      query: `subscription ($meetingId: String!) {
+      query: `subscription ($meetingId: UUID!) {
         meetingEvents(meetingId: $meetingId) { kind meeting { id title } }
       }`,
       variables: { meetingId: s.meeting.id },

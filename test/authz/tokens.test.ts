@@ -276,7 +276,7 @@ describe('bearer tokens the service must refuse', () => {
         body: { error: 'invalid_grant', error_description: expect.any(String) },
       });
       const result = await t.gql.request(
-        'mutation ($token: String!) { refreshToken(refreshToken: $token) { accessToken } }',
+        'mutation ($token: String!) { refreshToken(input: { refreshToken: $token }) { tokens { accessToken } } }',
         { token },
       );
       expect({ data: result.data, errors: result.errors?.map((e) => e.extensions) }).toEqual({

@@ -4,14 +4,20 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 const REGISTER = `mutation ($name: String!, $account: String!, $email: String!, $password: String!, $confirm: String!) {
-  register(name: $name, account: $account, email: $email, password: $password, passwordConfirm: $confirm) {
-    id name account email roles isActive isVerified isSuperuser bio dob phone avatarPhotoId deletedAt createdAt updatedAt
+  register(input: { name: $name, account: $account, email: $email, password: $password, passwordConfirm: $confirm }) {
+    user {
+      id name account email roles isActive isVerified isSuperuser bio dob phone avatarPhotoId deletedAt createdAt updatedAt
+    }
   }
 }`;
 const LOGIN = `mutation ($username: String!, $password: String!) {
-  login(username: $username, password: $password) { accessToken refreshToken tokenType expiresIn }
+  login(input: { username: $username, password: $password }) {
+    tokens { accessToken refreshToken tokenType expiresIn }
+  }
 }`;
-const REFRESH = `mutation ($token: String!) { refreshToken(refreshToken: $token) { accessToken refreshToken } }`;
+const REFRESH = `mutation ($token: String!) {
+  refreshToken(input: { refreshToken: $token }) { tokens { accessToken refreshToken } }
+}`;
 const ME = `{ me { id account } }`;
 
 const valid = {
@@ -31,8 +37,8 @@ describe('registration, sign-in and tokens', () => {
   afterAll(() => t.close());
 
   it('registers a user with the public defaults, normalising email and account', async () => {
-    const data = await t.gql.data<{ register: Record<string, unknown> }>(REGISTER, valid);
-    expect(data.register).toEqual({
+    const data = await t.gql.data<{ register: { user: Record<string, unknown> } }>(REGISTER, valid);
+    expect(data.register.user).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       name: 'Grace Hopper',
       account: 'grace.hopper',
@@ -94,7 +100,7 @@ describe('registration, sign-in and tokens', () => {
   });
 
   it('applies the length limits at and beyond their bounds', async () => {
-    const at = await t.gql.data<{ register: { name: string } }>(REGISTER, {
+    const at = await t.gql.data<{ register: { user: { name: string } } }>(REGISTER, {
       ...valid,
       name: 'x'.repeat(40),
       account: 'abc',
@@ -102,7 +108,7 @@ describe('registration, sign-in and tokens', () => {
       password: 'p'.repeat(128),
       confirm: 'p'.repeat(128),
     });
-    expect(at.register.name).toHaveLength(40);
+    expect(at.register.user.name).toHaveLength(40);
     const beyond = await t.gql.error(REGISTER, {
       ...valid,
       name: 'x'.repeat(41),
@@ -120,21 +126,25 @@ describe('registration, sign-in and tokens', () => {
   });
 
   it('signs in with email or account and the exact password', async () => {
-    const byEmail = await t.gql.data<{ login: Record<string, unknown> }>(LOGIN, {
+    const byEmail = await t.gql.data<{ login: { tokens: Record<string, unknown> } }>(LOGIN, {
       username: 'grace@example.com',
       password: valid.password,
     });
-    expect(byEmail.login).toEqual({
+    expect(byEmail.login.tokens).toEqual({
       accessToken: expect.any(String),
       refreshToken: expect.any(String),
       tokenType: 'bearer',
       expiresIn: 3600,
     });
-    const byAccount = await t.gql.data<{ login: { accessToken: string } }>(LOGIN, {
+    const byAccount = await t.gql.data<{ login: { tokens: { accessToken: string } } }>(LOGIN, {
       username: 'grace.hopper',
       password: valid.password,
     });
-    const me = await t.gql.data<{ me: { account: string } }>(ME, {}, byAccount.login.accessToken);
+    const me = await t.gql.data<{ me: { account: string } }>(
+      ME,
+      {},
+      byAccount.login.tokens.accessToken,
+    );
     expect(me.me.account).toBe('grace.hopper');
   });
 
@@ -155,20 +165,24 @@ describe('registration, sign-in and tokens', () => {
   });
 
   it('trades a refresh token for new tokens, but never an access token', async () => {
-    const tokens = await t.gql.data<{ login: { accessToken: string; refreshToken: string } }>(
-      LOGIN,
+    const tokens = await t.gql.data<{
+      login: { tokens: { accessToken: string; refreshToken: string } };
+    }>(LOGIN, {
+      username: 'grace@example.com',
+      password: valid.password,
+    });
+    const refreshed = await t.gql.data<{ refreshToken: { tokens: { accessToken: string } } }>(
+      REFRESH,
       {
-        username: 'grace@example.com',
-        password: valid.password,
+        token: tokens.login.tokens.refreshToken,
       },
     );
-    const refreshed = await t.gql.data<{ refreshToken: { accessToken: string } }>(REFRESH, {
-      token: tokens.login.refreshToken,
-    });
-    await expect(t.gql.data(ME, {}, refreshed.refreshToken.accessToken)).resolves.toBeTruthy();
-    const misuse = await t.gql.error(REFRESH, { token: tokens.login.accessToken });
+    await expect(
+      t.gql.data(ME, {}, refreshed.refreshToken.tokens.accessToken),
+    ).resolves.toBeTruthy();
+    const misuse = await t.gql.error(REFRESH, { token: tokens.login.tokens.accessToken });
     expect(misuse.extensions).toMatchObject({ reason: 'INVALID_TOKEN' });
-    const asAccess = await t.gql.error(ME, {}, tokens.login.refreshToken);
+    const asAccess = await t.gql.error(ME, {}, tokens.login.tokens.refreshToken);
     expect(asAccess.extensions).toMatchObject({ reason: 'INVALID_TOKEN' });
   });
 

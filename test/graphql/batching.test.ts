@@ -1,7 +1,7 @@
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import type { SeededUser } from '../helpers/seed';
 
-const NESTED_MEETING = `query ($id: String!) {
+const NESTED_MEETING = `query ($id: UUID!) {
   meeting(meetingId: $id) {
     id title owner { id account }
     participants { id status user { id name account } meeting { id } }

@@ -7,7 +7,7 @@ const fanOut = (aliases: number): string => {
   const one = `meeting(meetingId: $id) { participants { meeting { participants { meeting {
     participants { meeting { participants { id } } } } } } } }`;
   const fields = Array.from({ length: aliases }, (_, i) => `a${i}: ${one}`).join('\n');
-  return `query ($id: String!) { ${fields} }`;
+  return `query ($id: UUID!) { ${fields} }`;
 };
 
 describe('bounded queries', () => {
@@ -73,7 +73,7 @@ describe('bounded queries', () => {
 
   it('answers what a rich client asks for: a meeting with its participants, slices of lists', async () => {
     const data = await t.gql.data<{ meeting: { participants: unknown[] } }>(
-      `query ($id: String!) { meeting(meetingId: $id) { participants { user { name } meeting { id } } } }`,
+      `query ($id: UUID!) { meeting(meetingId: $id) { participants { user { name } meeting { id } } } }`,
       { id: meetingId },
       owner.token,
     );

@@ -23,17 +23,17 @@ const MEETINGS = `query (${SLICE_ARGS}, $filter: MeetingFilterInput) {
 const INVITATIONS = `query (${SLICE_ARGS}, $filter: InvitationFilterInput) {
   invitations(${SLICE_VARS}, filter: $filter) { ${SLICE} }
 }`;
-const PARTICIPANTS = `query (${SLICE_ARGS}, $id: String!) {
+const PARTICIPANTS = `query (${SLICE_ARGS}, $id: UUID!) {
   meeting(meetingId: $id) { participantsConnection(${SLICE_VARS}) { ${SLICE} } }
 }`;
 const FOLLOWING = `query (${SLICE_ARGS}) { followingConnection(${SLICE_VARS}) { ${SLICE} } }`;
 const SEARCH = `query (${SLICE_ARGS}, $q: String!) {
   searchUsersConnection(${SLICE_VARS}, q: $q) { ${SLICE} }
 }`;
-const APPROVE = `mutation ($id: String!) { approveMeeting(meetingId: $id) { id } }`;
-const FOLLOW = `mutation ($id: String!) { follow(userId: $id) { id } }`;
-const ADD = `mutation ($meetingId: String!, $userId: String!) {
-  addParticipant(meetingId: $meetingId, userId: $userId) { id }
+const APPROVE = `mutation ($id: UUID!) { approveMeeting(input: { meetingId: $id }) { meeting { id } } }`;
+const FOLLOW = `mutation ($id: UUID!) { follow(input: { userId: $id }) { follow { id } } }`;
+const ADD = `mutation ($meetingId: UUID!, $userId: UUID!) {
+  addParticipant(input: { meetingId: $meetingId, userId: $userId }) { participant { id } }
 }`;
 
 describe('cursor connections', () => {

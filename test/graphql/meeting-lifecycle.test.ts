@@ -27,8 +27,8 @@ interface ShownMeeting {
 
 const FIELDS = `id title type status startTime location locationUrl appointedBy assignedTo
   participants { userId status }`;
-const APPROVE = `mutation ($id: String!) { approveMeeting(meetingId: $id) { status } }`;
-const READ = `query ($id: String!) { meeting(meetingId: $id) { ${FIELDS} } }`;
+const APPROVE = `mutation ($id: UUID!) { approveMeeting(input: { meetingId: $id }) { meeting { status } } }`;
+const READ = `query ($id: UUID!) { meeting(meetingId: $id) { ${FIELDS} } }`;
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
 const HIDDEN = { code: 'NOT_FOUND', reason: 'MEETING_NOT_FOUND' };

@@ -1,7 +1,7 @@
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import type { SeededUser } from '../helpers/seed';
 
-const MEETING = `query ($id: String!) {
+const MEETING = `query ($id: UUID!) {
   meeting(meetingId: $id) {
     id title type status startTime location locationUrl ownerId appointedBy assignedTo createdAt updatedAt
     owner { id }
@@ -9,18 +9,20 @@ const MEETING = `query ($id: String!) {
   }
 }`;
 const CREATE = `mutation ($meeting: MeetingInput!, $participants: [ParticipantInput!]!) {
-  createMeeting(meeting: $meeting, participants: $participants) {
-    id title type status ownerId locationUrl appointedBy assignedTo
-    participants { userId status }
+  createMeeting(input: { meeting: $meeting, participants: $participants }) {
+    meeting {
+      id title type status ownerId locationUrl appointedBy assignedTo
+      participants { userId status }
+    }
   }
 }`;
-const ADD = `mutation ($meetingId: String!, $userId: String!, $status: ParticipantStatus) {
-  addParticipant(meetingId: $meetingId, userId: $userId, status: $status) {
-    id meetingId userId status user { id }
+const ADD = `mutation ($meetingId: UUID!, $userId: UUID!, $status: ParticipantStatus) {
+  addParticipant(input: { meetingId: $meetingId, userId: $userId, status: $status }) {
+    participant { id meetingId userId status user { id } }
   }
 }`;
-const APPROVE = `mutation ($id: String!) { approveMeeting(meetingId: $id) { id status } }`;
-const DECLINE = `mutation ($id: String!) { declineMeeting(meetingId: $id) { id status } }`;
+const APPROVE = `mutation ($id: UUID!) { approveMeeting(input: { meetingId: $id }) { meeting { id status } } }`;
+const DECLINE = `mutation ($id: UUID!) { declineMeeting(input: { meetingId: $id }) { meeting { id status } } }`;
 const REQUESTS = `query ($skip: Int, $limit: Int) {
   meetingRequests(skip: $skip, limit: $limit) { id status meetingId meeting { id status } }
 }`;
@@ -57,7 +59,7 @@ describe('meetings', () => {
 
   describe('creating', () => {
     it('creates a pending meeting with the owner accepted first and guests new', async () => {
-      const data = await t.gql.data<{ createMeeting: Record<string, unknown> }>(
+      const data = await t.gql.data<{ createMeeting: { meeting: Record<string, unknown> } }>(
         CREATE,
         {
           meeting: meetingInput({
@@ -69,7 +71,7 @@ describe('meetings', () => {
         },
         owner.token,
       );
-      expect(data.createMeeting).toEqual({
+      expect(data.createMeeting.meeting).toEqual({
         id: expect.any(String),
         title: 'Quarterly planning',
         type: 'STANDUP',
@@ -87,12 +89,12 @@ describe('meetings', () => {
     });
 
     it('defaults the type to all-hands', async () => {
-      const data = await t.gql.data<{ createMeeting: { type: string } }>(
+      const data = await t.gql.data<{ createMeeting: { meeting: { type: string } } }>(
         CREATE,
         { meeting: meetingInput(), participants: [{ userId: bob.id }] },
         owner.token,
       );
-      expect(data.createMeeting.type).toBe('ALL_HANDS');
+      expect(data.createMeeting.meeting.type).toBe('ALL_HANDS');
     });
 
     it('refuses a past start, short texts, no participants, and the owner as a guest', async () => {
@@ -209,12 +211,12 @@ describe('meetings', () => {
   describe('adding participants', () => {
     it('lets the owner add a user with a chosen status', async () => {
       const meeting = await t.seed.meeting(owner).inviting(bob).create();
-      const data = await t.gql.data<{ addParticipant: Record<string, unknown> }>(
+      const data = await t.gql.data<{ addParticipant: { participant: Record<string, unknown> } }>(
         ADD,
         { meetingId: meeting.id, userId: carol.id, status: 'DECLINED' },
         owner.token,
       );
-      expect(data.addParticipant).toEqual({
+      expect(data.addParticipant.participant).toEqual({
         id: expect.any(String),
         meetingId: meeting.id,
         userId: carol.id,
@@ -259,12 +261,12 @@ describe('meetings', () => {
 
     it('lets an admin add to any meeting', async () => {
       const meeting = await t.seed.meeting(owner).inviting(bob).create();
-      const data = await t.gql.data<{ addParticipant: { userId: string } }>(
+      const data = await t.gql.data<{ addParticipant: { participant: { userId: string } } }>(
         ADD,
         { meetingId: meeting.id, userId: carol.id },
         admin.token,
       );
-      expect(data.addParticipant.userId).toBe(carol.id);
+      expect(data.addParticipant.participant.userId).toBe(carol.id);
     });
 
     it('admits exactly one of many concurrent adds of the same user', async () => {
@@ -294,30 +296,30 @@ describe('meetings', () => {
       const meeting = await t.seed.meeting(owner).inviting(bob, carol).create();
       expect(
         (
-          await t.gql.data<{ approveMeeting: { status: string } }>(
+          await t.gql.data<{ approveMeeting: { meeting: { status: string } } }>(
             APPROVE,
             { id: meeting.id },
             bob.token,
           )
-        ).approveMeeting.status,
+        ).approveMeeting.meeting.status,
       ).toBe('PENDING');
       expect(
         (
-          await t.gql.data<{ approveMeeting: { status: string } }>(
+          await t.gql.data<{ approveMeeting: { meeting: { status: string } } }>(
             APPROVE,
             { id: meeting.id },
             bob.token,
           )
-        ).approveMeeting.status,
+        ).approveMeeting.meeting.status,
       ).toBe('PENDING');
       expect(
         (
-          await t.gql.data<{ approveMeeting: { status: string } }>(
+          await t.gql.data<{ approveMeeting: { meeting: { status: string } } }>(
             APPROVE,
             { id: meeting.id },
             carol.token,
           )
-        ).approveMeeting.status,
+        ).approveMeeting.meeting.status,
       ).toBe('CONFIRMED');
     });
 
@@ -341,12 +343,12 @@ describe('meetings', () => {
     it('cancels the meeting once every guest declined, then refuses changes', async () => {
       const meeting = await t.seed.meeting(owner).inviting(bob, carol).create();
       await t.gql.data(DECLINE, { id: meeting.id }, bob.token);
-      const last = await t.gql.data<{ declineMeeting: { status: string } }>(
+      const last = await t.gql.data<{ declineMeeting: { meeting: { status: string } } }>(
         DECLINE,
         { id: meeting.id },
         carol.token,
       );
-      expect(last.declineMeeting.status).toBe('CANCELLED');
+      expect(last.declineMeeting.meeting.status).toBe('CANCELLED');
       const approve = await t.gql.error(APPROVE, { id: meeting.id }, bob.token);
       expect(approve.extensions).toEqual({ code: 'CONFLICT', reason: 'MEETING_CLOSED' });
       const add = await t.gql.error(

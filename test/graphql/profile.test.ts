@@ -9,9 +9,11 @@ const CHANGE = `mutation ($input: ChangePasswordInput!) {
   changePassword(input: $input) { user { id } tokens { accessToken refreshToken } }
 }`;
 const LOGIN = `mutation ($username: String!, $password: String!) {
-  login(username: $username, password: $password) { accessToken refreshToken }
+  login(input: { username: $username, password: $password }) { tokens { accessToken refreshToken } }
 }`;
-const REFRESH = `mutation ($token: String!) { refreshToken(refreshToken: $token) { accessToken } }`;
+const REFRESH = `mutation ($token: String!) {
+  refreshToken(input: { refreshToken: $token }) { tokens { accessToken } }
+}`;
 
 type Profile = Record<string, unknown>;
 
@@ -133,14 +135,17 @@ describe('the password change', () => {
   afterAll(() => t.close());
 
   const login = (user: SeededUser, password = user.password) =>
-    t.gql.request<{ login: { accessToken: string; refreshToken: string } }>(LOGIN, {
+    t.gql.request<{ login: { tokens: { accessToken: string; refreshToken: string } } }>(LOGIN, {
       username: user.email,
       password,
     });
 
   it('needs the current password, then ends every session and starts a new one', async () => {
     const user = await t.seed.user();
-    const sessions = [(await login(user)).data?.login, (await login(user)).data?.login];
+    const sessions = [
+      (await login(user)).data?.login.tokens,
+      (await login(user)).data?.login.tokens,
+    ];
     const changed = await t.gql.data<{
       changePassword: { user: { id: string }; tokens: { refreshToken: string } };
     }>(
@@ -165,7 +170,7 @@ describe('the password change', () => {
 
   it('refuses a wrong current password as a bad input on that field, changing nothing', async () => {
     const user = await t.seed.user();
-    const session = (await login(user)).data?.login;
+    const session = (await login(user)).data?.login.tokens;
     const error = await t.gql.error(
       CHANGE,
       { input: { currentPassword: 'not my password', newPassword: 'a new passphrase' } },

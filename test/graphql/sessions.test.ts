@@ -8,10 +8,12 @@ import type { SeededUser } from '../helpers/seed';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 const LOGIN = `mutation ($username: String!, $password: String!) {
-  login(username: $username, password: $password) { accessToken refreshToken }
+  login(input: { username: $username, password: $password }) { tokens { accessToken refreshToken } }
 }`;
 const REFRESH = `mutation ($token: String!) {
-  refreshToken(refreshToken: $token) { accessToken refreshToken tokenType expiresIn }
+  refreshToken(input: { refreshToken: $token }) {
+    tokens { accessToken refreshToken tokenType expiresIn }
+  }
 }`;
 const LOGOUT = `mutation ($token: String!) { logout(input: { refreshToken: $token }) { sessionEnded } }`;
 const ME = '{ me { id } }';
@@ -35,8 +37,12 @@ function useReuseInterval(seconds: number | null): void {
 }
 
 const login = async (user: SeededUser): Promise<Pair> =>
-  (await t.gql.data<{ login: Pair }>(LOGIN, { username: user.email, password: user.password }))
-    .login;
+  (
+    await t.gql.data<{ login: { tokens: Pair } }>(LOGIN, {
+      username: user.email,
+      password: user.password,
+    })
+  ).login.tokens;
 
 /** The token endpoint's answer to a refresh grant: the status, and the new pair when it is 200. */
 async function trade(refreshToken: string): Promise<{ status: number; pair: Pair | null }> {
@@ -78,8 +84,8 @@ describe('refresh token rotation', () => {
     const user = await t.seed.user();
     const first = await login(user);
     const second = (
-      await t.gql.data<{ refreshToken: Pair }>(REFRESH, { token: first.refreshToken })
-    ).refreshToken;
+      await t.gql.data<{ refreshToken: { tokens: Pair } }>(REFRESH, { token: first.refreshToken })
+    ).refreshToken.tokens;
     expect(second).toEqual({
       accessToken: expect.any(String),
       refreshToken: expect.any(String),

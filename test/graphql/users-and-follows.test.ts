@@ -5,13 +5,15 @@ const SEARCH = `query ($q: String!, $skip: Int, $limit: Int) {
   searchUsers(q: $q, skip: $skip, limit: $limit) { count data { id name account } }
 }`;
 const USER = `query ($account: String!) { user(account: $account) { id account followingCount followersCount } }`;
-const FOLLOW = `mutation ($userId: String!) { follow(userId: $userId) { id followerId followingId following { id } createdAt } }`;
-const UNFOLLOW = `mutation ($userId: String!) { unfollow(userId: $userId) }`;
+const FOLLOW = `mutation ($userId: UUID!) {
+  follow(input: { userId: $userId }) { follow { id followerId followingId following { id } createdAt } }
+}`;
+const UNFOLLOW = `mutation ($userId: UUID!) { unfollow(input: { userId: $userId }) { unfollowed } }`;
 const FOLLOWING = `query ($skip: Int, $limit: Int) {
   following(skip: $skip, limit: $limit) { count data { id followingId user: following { id account } createdAt updatedAt } }
 }`;
 const FOLLOWERS = `{ followers { count data { followerId user: follower { id } } } }`;
-const STATUS = `query ($userId: String!) { followStatus(userId: $userId) { isFollowing isFollowedBy isMutual } }`;
+const STATUS = `query ($userId: UUID!) { followStatus(userId: $userId) { isFollowing isFollowedBy isMutual } }`;
 
 describe('users', () => {
   let t: TestApp;
@@ -131,12 +133,12 @@ describe('follows', () => {
   afterAll(() => t.close());
 
   it('follows users, lists them newest first with a total, and counts them', async () => {
-    const first = await t.gql.data<{ follow: Record<string, unknown> }>(
+    const first = await t.gql.data<{ follow: { follow: Record<string, unknown> } }>(
       FOLLOW,
       { userId: ben.id },
       ann.token,
     );
-    expect(first.follow).toEqual({
+    expect(first.follow.follow).toEqual({
       id: expect.any(String),
       followerId: ann.id,
       followingId: ben.id,
@@ -195,10 +197,22 @@ describe('follows', () => {
       isMutual: true,
     });
     expect(
-      (await t.gql.data<{ unfollow: boolean }>(UNFOLLOW, { userId: ben.id }, ann.token)).unfollow,
+      (
+        await t.gql.data<{ unfollow: { unfollowed: boolean } }>(
+          UNFOLLOW,
+          { userId: ben.id },
+          ann.token,
+        )
+      ).unfollow.unfollowed,
     ).toBe(true);
     expect(
-      (await t.gql.data<{ unfollow: boolean }>(UNFOLLOW, { userId: ben.id }, ann.token)).unfollow,
+      (
+        await t.gql.data<{ unfollow: { unfollowed: boolean } }>(
+          UNFOLLOW,
+          { userId: ben.id },
+          ann.token,
+        )
+      ).unfollow.unfollowed,
     ).toBe(false);
     expect(
       (await t.gql.data<{ followStatus: unknown }>(STATUS, { userId: ben.id }, ann.token))

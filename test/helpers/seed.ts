@@ -20,13 +20,17 @@ export interface SeededMeeting {
 }
 
 const REGISTER = `mutation ($name: String!, $account: String!, $email: String!, $password: String!) {
-  register(name: $name, account: $account, email: $email, password: $password, passwordConfirm: $password) { id }
+  register(input: { name: $name, account: $account, email: $email, password: $password, passwordConfirm: $password }) {
+    user { id }
+  }
 }`;
 const LOGIN = `mutation ($username: String!, $password: String!) {
-  login(username: $username, password: $password) { accessToken }
+  login(input: { username: $username, password: $password }) { tokens { accessToken } }
 }`;
 const CREATE_MEETING = `mutation ($meeting: MeetingInput!, $participants: [ParticipantInput!]!) {
-  createMeeting(meeting: $meeting, participants: $participants) { id ownerId status }
+  createMeeting(input: { meeting: $meeting, participants: $participants }) {
+    meeting { id ownerId status }
+  }
 }`;
 
 /** Builds a meeting step by step: `await seed.meeting(alice).inviting(bob).create()`. */
@@ -61,7 +65,7 @@ export class MeetingBuilder {
   }
 
   async create(): Promise<SeededMeeting> {
-    const data = await this.gql.data<{ createMeeting: SeededMeeting }>(
+    const data = await this.gql.data<{ createMeeting: { meeting: SeededMeeting } }>(
       CREATE_MEETING,
       {
         meeting: {
@@ -73,7 +77,7 @@ export class MeetingBuilder {
       },
       this.owner.token,
     );
-    return data.createMeeting;
+    return data.createMeeting.meeting;
   }
 }
 
@@ -98,12 +102,12 @@ export class Seed {
       email: overrides.email ?? `${account}@example.com`,
       password: overrides.password ?? 'correct horse battery',
     };
-    const registered = await this.gql.data<{ register: { id: string } }>(REGISTER, input);
-    const login = await this.gql.data<{ login: { accessToken: string } }>(LOGIN, {
+    const registered = await this.gql.data<{ register: { user: { id: string } } }>(REGISTER, input);
+    const login = await this.gql.data<{ login: { tokens: { accessToken: string } } }>(LOGIN, {
       username: input.email,
       password: input.password,
     });
-    return { ...input, id: registered.register.id, token: login.login.accessToken };
+    return { ...input, id: registered.register.user.id, token: login.login.tokens.accessToken };
   }
 
   async users(count: number): Promise<SeededUser[]> {

@@ -6,7 +6,7 @@ const FAILURES: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
   ['a document that does not validate', { query: '{ nosuchfield }' }],
   [
     'variables that do not coerce',
-    { query: 'query ($id: String!) { meeting(meetingId: $id) { id } }', variables: { id: 7 } },
+    { query: 'query ($id: UUID!) { meeting(meetingId: $id) { id } }', variables: { id: 7 } },
   ],
 ];
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 const LOGIN = `mutation ($username: String!, $password: String!) {
-  login(username: $username, password: $password) { accessToken }
+  login(input: { username: $username, password: $password }) { tokens { accessToken } }
 }`;
 
 async function loginAttempts(t: TestApp, username: string, count: number): Promise<string[]> {

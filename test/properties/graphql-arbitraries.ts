@@ -61,7 +61,9 @@ const OPERATIONS: Operation[] = [
     field: 'register',
     mutation: true,
     document: `mutation Register($name: String!, $account: String!, $email: String!, $password: String!, $passwordConfirm: String!) {
-  register(name: $name, account: $account, email: $email, password: $password, passwordConfirm: $passwordConfirm) { id account email }
+  register(input: { name: $name, account: $account, email: $email, password: $password, passwordConfirm: $passwordConfirm }) {
+    user { id account email }
+  }
 }`,
     variables: (world) =>
       fc
@@ -78,7 +80,9 @@ const OPERATIONS: Operation[] = [
   {
     field: 'login',
     mutation: true,
-    document: `mutation Login($username: String!, $password: String!) { login(username: $username, password: $password) { tokenType expiresIn } }`,
+    document: `mutation Login($username: String!, $password: String!) {
+  login(input: { username: $username, password: $password }) { tokens { tokenType expiresIn } }
+}`,
     variables: (world) =>
       fc
         .constantFrom(world.owner, world.guest)
@@ -87,26 +91,32 @@ const OPERATIONS: Operation[] = [
   {
     field: 'refreshToken',
     mutation: true,
-    document: `mutation Refresh($refreshToken: String!) { refreshToken(refreshToken: $refreshToken) { tokenType } }`,
+    document: `mutation Refresh($refreshToken: String!) {
+  refreshToken(input: { refreshToken: $refreshToken }) { tokens { tokenType } }
+}`,
     variables: (world) => fc.constant({ refreshToken: world.refreshToken }),
   },
   {
     field: 'follow',
     mutation: true,
-    document: `mutation Follow($userId: String!) { follow(userId: $userId) { id followerId followingId } }`,
+    document: `mutation Follow($userId: UUID!) {
+  follow(input: { userId: $userId }) { follow { id followerId followingId } }
+}`,
     variables: (world) => fc.constantFrom(...everyone(world)).map((user) => ({ userId: user.id })),
   },
   {
     field: 'unfollow',
     mutation: true,
-    document: `mutation Unfollow($userId: String!) { unfollow(userId: $userId) }`,
+    document: `mutation Unfollow($userId: UUID!) { unfollow(input: { userId: $userId }) { unfollowed } }`,
     variables: (world) => fc.constantFrom(...everyone(world)).map((user) => ({ userId: user.id })),
   },
   {
     field: 'createMeeting',
     mutation: true,
     document: `mutation Create($meeting: MeetingInput!, $participants: [ParticipantInput!]!) {
-  createMeeting(meeting: $meeting, participants: $participants) { id status participants { id userId status } }
+  createMeeting(input: { meeting: $meeting, participants: $participants }) {
+    meeting { id status participants { id userId status } }
+  }
 }`,
     variables: (world) =>
       fc
@@ -133,8 +143,10 @@ const OPERATIONS: Operation[] = [
   {
     field: 'addParticipant',
     mutation: true,
-    document: `mutation Add($meetingId: String!, $userId: String!, $status: ParticipantStatus) {
-  addParticipant(meetingId: $meetingId, userId: $userId, status: $status) { id status }
+    document: `mutation Add($meetingId: UUID!, $userId: UUID!, $status: ParticipantStatus) {
+  addParticipant(input: { meetingId: $meetingId, userId: $userId, status: $status }) {
+    participant { id status }
+  }
 }`,
     variables: (world) =>
       fc
@@ -145,14 +157,16 @@ const OPERATIONS: Operation[] = [
     (field): Operation => ({
       field,
       mutation: true,
-      document: `mutation Answer($meetingId: String!) { ${field}(meetingId: $meetingId) { id status } }`,
+      document: `mutation Answer($meetingId: UUID!) {
+  ${field}(input: { meetingId: $meetingId }) { meeting { id status } }
+}`,
       variables: (world) => fc.constant({ meetingId: world.meetingId }),
     }),
   ),
   {
     field: 'meeting',
     mutation: false,
-    document: `query Meeting($meetingId: String!) {
+    document: `query Meeting($meetingId: UUID!) {
   meeting(meetingId: $meetingId) { id title status owner { id name } participants { id status user { account } } }
 }`,
     variables: (world) => fc.constant({ meetingId: world.meetingId }),
@@ -192,7 +206,7 @@ const OPERATIONS: Operation[] = [
   {
     field: 'followStatus',
     mutation: false,
-    document: `query Status($userId: String!) { followStatus(userId: $userId) { isFollowing isFollowedBy isMutual } }`,
+    document: `query Status($userId: UUID!) { followStatus(userId: $userId) { isFollowing isFollowedBy isMutual } }`,
     variables: (world) => fc.constantFrom(...everyone(world)).map((user) => ({ userId: user.id })),
   },
   {

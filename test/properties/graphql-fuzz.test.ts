@@ -87,8 +87,8 @@ describe('the GraphQL endpoint under fuzzing', () => {
     t = await startTestApp();
     const [owner, guest, outsider, ...others] = await t.seed.users(6);
     const meeting = await t.seed.meeting(owner!).inviting(guest!).create();
-    const tokens = await t.gql.data<{ login: { refreshToken: string } }>(
-      'mutation ($u: String!, $p: String!) { login(username: $u, password: $p) { refreshToken } }',
+    const tokens = await t.gql.data<{ login: { tokens: { refreshToken: string } } }>(
+      'mutation ($u: String!, $p: String!) { login(input: { username: $u, password: $p }) { tokens { refreshToken } } }',
       { u: owner!.email, p: owner!.password },
     );
     world = {
@@ -97,7 +97,7 @@ describe('the GraphQL endpoint under fuzzing', () => {
       outsider: outsider!,
       others,
       meetingId: meeting.id,
-      refreshToken: tokens.login.refreshToken,
+      refreshToken: tokens.login.tokens.refreshToken,
     };
     before = await rowCounts(t);
     follows = new Set(before.follows);
@@ -128,7 +128,8 @@ describe('the GraphQL endpoint under fuzzing', () => {
         break;
       case 'createMeeting': {
         expected.meetings += 1;
-        const participants = (result as { participants?: unknown[] }).participants;
+        const participants = (result as { meeting?: { participants?: unknown[] } }).meeting
+          ?.participants;
         expected.participants += participants?.length ?? 0;
         break;
       }
@@ -136,7 +137,7 @@ describe('the GraphQL endpoint under fuzzing', () => {
         expected.participants += 1;
         break;
       case 'follow': {
-        const follow = result as { followerId: string; followingId: string };
+        const { follow } = result as { follow: { followerId: string; followingId: string } };
         follows.add(`${follow.followerId}>${follow.followingId}`);
         break;
       }

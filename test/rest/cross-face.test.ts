@@ -17,7 +17,7 @@ const MEETING_FIELDS = `title ownerId startTime location id appointedBy assigned
 
 const ME = `{ me { ${USER_FIELDS} } }`;
 const USER = `query ($account: String!) { user(account: $account) { ${USER_FIELDS} } }`;
-const MEETING = `query ($id: String!) { meeting(meetingId: $id) { ${MEETING_FIELDS} } }`;
+const MEETING = `query ($id: UUID!) { meeting(meetingId: $id) { ${MEETING_FIELDS} } }`;
 const MY_MEETINGS = `{ myMeetings { ${MEETING_FIELDS} } }`;
 const SEARCH = `query ($q: String!, $skip: Int, $limit: Int) {
   searchUsers(q: $q, skip: $skip, limit: $limit) { data { ${USER_FIELDS} } count }
@@ -26,7 +26,7 @@ const FOLLOWING = `{ following { data { id followingId user: following { ${USER_
 const REQUESTS = `query ($skip: Int, $limit: Int) {
   meetingRequests(skip: $skip, limit: $limit) { ${PARTICIPANT_FIELDS} }
 }`;
-const FOLLOW_STATUS = `query ($id: String!) { followStatus(userId: $id) { isFollowing isFollowedBy isMutual } }`;
+const FOLLOW_STATUS = `query ($id: UUID!) { followStatus(userId: $id) { isFollowing isFollowedBy isMutual } }`;
 
 /** Fields whose values are enums: GraphQL names them (ALL_HANDS), REST spells them (all-hands). */
 const ENUM_FIELDS = new Set(['roles', 'type', 'status']);

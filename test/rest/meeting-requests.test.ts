@@ -18,7 +18,8 @@ const CREATE_MANY = (count: number): string =>
   `mutation ($meeting: MeetingInput!, $participants: [ParticipantInput!]!) {
     ${Array.from(
       { length: count },
-      (_, i) => `m${i}: createMeeting(meeting: $meeting, participants: $participants) { id }`,
+      (_, i) =>
+        `m${i}: createMeeting(input: { meeting: $meeting, participants: $participants }) { meeting { id } }`,
     ).join('\n')}
   }`;
 
@@ -63,7 +64,7 @@ describe('meeting requests and answers over REST', () => {
     const created: Array<{ id: string }> = [];
     for (let start = 0; start < count; start += 15) {
       const size = Math.min(15, count - start);
-      const data = await t.gql.data<Record<string, { id: string }>>(
+      const data = await t.gql.data<Record<string, { meeting: { id: string } }>>(
         CREATE_MANY(size),
         {
           meeting: {
@@ -75,7 +76,9 @@ describe('meeting requests and answers over REST', () => {
         },
         host.token,
       );
-      created.push(...Array.from({ length: size }, (_, i) => data[`m${i}`] as { id: string }));
+      created.push(
+        ...Array.from({ length: size }, (_, i) => data[`m${i}`]?.meeting as { id: string }),
+      );
     }
     return created;
   }

@@ -21,7 +21,7 @@ import { startTestApp, type TestApp } from '../helpers/test-app';
 
 const suite = testDatabaseKind === 'embedded' ? describe : describe.skip;
 
-const MEETING_EVENTS = `subscription ($meetingId: String!) {
+const MEETING_EVENTS = `subscription ($meetingId: UUID!) {
   meetingEvents(meetingId: $meetingId) { kind meeting { title } }
 }`;
 const UPDATE = `mutation ($input: UpdateMeetingInput!) { updateMeeting(input: $input) { meeting { id } } }`;

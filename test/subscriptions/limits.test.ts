@@ -14,7 +14,7 @@ import { startTestApp, type TestApp } from '../helpers/test-app';
  */
 
 const INVITATIONS = 'subscription { invitationReceived { id } }';
-const MEETING_EVENTS = `subscription ($meetingId: String!) {
+const MEETING_EVENTS = `subscription ($meetingId: UUID!) {
   meetingEvents(meetingId: $meetingId) { kind }
 }`;
 
@@ -64,7 +64,7 @@ describe('the bounds of subscriptions', () => {
       { length: 11 },
       (_, i) => `p${i}: participantsConnection(first: 100) { nodes { id } }`,
     ).join(' ');
-    const query = `subscription ($meetingId: String!) {
+    const query = `subscription ($meetingId: UUID!) {
       meetingEvents(meetingId: $meetingId) {
         meeting { participantsConnection(first: 100) { nodes { meeting { ${fanOut} } } } }
       }

@@ -1,10 +1,10 @@
 import { MaxLength, MinLength } from 'class-validator';
-import { ArgsType, Field, InputType } from 'type-graphql';
+import { Field, InputType } from 'type-graphql';
 import { NotBlank } from '../../shared/validation';
 import { USER_LIMITS } from '../user/user.entity';
 
-@ArgsType()
-export class LoginArgs {
+@InputType({ description: 'A sign-in with a password (the password grant of RFC 6749).' })
+export class LoginInput {
   @Field({ description: 'E-mail address or account name.' })
   @NotBlank()
   @MaxLength(255)
@@ -16,8 +16,8 @@ export class LoginArgs {
   password!: string;
 }
 
-@ArgsType()
-export class RefreshArgs {
+@InputType({ description: 'A refresh token to trade (the refresh_token grant of RFC 6749).' })
+export class RefreshTokenInput {
   @Field({ description: 'A refresh token from an earlier grant.' })
   @NotBlank()
   @MaxLength(4096)

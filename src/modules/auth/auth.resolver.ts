@@ -1,31 +1,45 @@
-import { Arg, Args, Authorized, Ctx, Mutation, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, Mutation, Resolver } from 'type-graphql';
 import type { Context } from '../../context';
 import { Viewer } from '../../shared/viewer.decorator';
 import type { UserRecord } from '../user/user.store';
-import { User } from '../user/user.entity';
-import { RegisterArgs } from '../user/user.inputs';
-import { ChangePasswordInput, LoginArgs, LogoutInput, RefreshArgs } from './auth.inputs';
-import { ChangePasswordPayload, LogoutPayload, TokenPair } from './auth.types';
+import { RegisterInput } from '../user/user.inputs';
+import { ChangePasswordInput, LoginInput, LogoutInput, RefreshTokenInput } from './auth.inputs';
+import {
+  ChangePasswordPayload,
+  LoginPayload,
+  LogoutPayload,
+  RefreshTokenPayload,
+  RegisterPayload,
+} from './auth.types';
 
 @Resolver()
 export class AuthResolver {
-  @Mutation(() => User, { description: 'Creates an account. Never grants privileges.' })
-  register(@Args() args: RegisterArgs, @Ctx() ctx: Context): Promise<UserRecord> {
-    return ctx.services.users.register(args);
+  @Mutation(() => RegisterPayload, { description: 'Creates an account. Never grants privileges.' })
+  async register(
+    @Arg('input', { description: 'The new account.' }) input: RegisterInput,
+    @Ctx() ctx: Context,
+  ): Promise<RegisterPayload> {
+    return { user: await ctx.services.users.register(input) };
   }
 
-  @Mutation(() => TokenPair, { description: 'Signs in with e-mail (or account) and password.' })
-  login(@Args() args: LoginArgs, @Ctx() ctx: Context): Promise<TokenPair> {
-    return ctx.services.auth.login(args.username, args.password);
+  @Mutation(() => LoginPayload, { description: 'Signs in with e-mail (or account) and password.' })
+  async login(
+    @Arg('input', { description: 'The credentials.' }) input: LoginInput,
+    @Ctx() ctx: Context,
+  ): Promise<LoginPayload> {
+    return { tokens: await ctx.services.auth.login(input.username, input.password) };
   }
 
-  @Mutation(() => TokenPair, {
+  @Mutation(() => RefreshTokenPayload, {
     description:
       'Trades a refresh token for a new token pair. The token is retired: presenting it again ' +
       'later revokes every token descended from the same sign-in.',
   })
-  refreshToken(@Args() args: RefreshArgs, @Ctx() ctx: Context): Promise<TokenPair> {
-    return ctx.services.auth.refresh(args.refreshToken);
+  async refreshToken(
+    @Arg('input', { description: 'The refresh token to trade.' }) input: RefreshTokenInput,
+    @Ctx() ctx: Context,
+  ): Promise<RefreshTokenPayload> {
+    return { tokens: await ctx.services.auth.refresh(input.refreshToken) };
   }
 
   @Mutation(() => LogoutPayload, {

@@ -37,3 +37,22 @@ export class LogoutPayload {
   })
   sessionEnded!: boolean;
 }
+
+@ObjectType({ simpleResolvers: true, description: 'The result of register.' })
+export class RegisterPayload {
+  @Field(() => User, { description: 'The new account (role user, no privileges).' })
+  user!: UserRecord;
+}
+
+/** What a grant answers: the tokens it issued. */
+@ObjectType({ simpleResolvers: true })
+abstract class GrantPayload {
+  @Field(() => TokenPair, { description: 'The tokens issued.' })
+  tokens!: TokenPair;
+}
+
+@ObjectType({ simpleResolvers: true, description: 'The result of login.' })
+export class LoginPayload extends GrantPayload {}
+
+@ObjectType({ simpleResolvers: true, description: 'The result of refreshToken.' })
+export class RefreshTokenPayload extends GrantPayload {}

@@ -1,11 +1,16 @@
 import { Check, Entity, Index, ManyToOne, Unique } from '@mikro-orm/core';
+import { Node } from '../node/node.type';
 import { Field, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../../shared/base.entity';
 import { GraphQLUUID } from '../../shared/scalars';
 import { User } from '../user/user.entity';
 
 /** `follower` follows `following`. */
-@ObjectType({ simpleResolvers: true, description: 'A follow relation between two users.' })
+@ObjectType({
+  simpleResolvers: true,
+  implements: Node,
+  description: 'A follow relation between two users.',
+})
 @Entity({ tableName: 'follows' })
 @Unique({ name: 'follows_pair_unique', properties: ['followerId', 'followingId'] })
 @Index({ name: 'follows_follower_recent_idx', properties: ['followerId', 'createdAt'] })

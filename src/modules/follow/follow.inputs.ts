@@ -1,11 +1,15 @@
-import { IsUUID } from 'class-validator';
-import { ArgsType, Field } from 'type-graphql';
-import { NotBlank } from '../../shared/validation';
+import { ArgsType, Field, InputType } from 'type-graphql';
+import { PickInput } from '../../shared/derived-inputs';
+import { GraphQLUUID } from '../../shared/scalars';
 
 @ArgsType()
 export class UserIdArgs {
-  @Field({ description: 'Id of the other user (UUID).' })
-  @NotBlank()
-  @IsUUID()
+  @Field(() => GraphQLUUID, { description: 'Id of the other user (UUID).' })
   userId!: string;
 }
+
+@InputType({ description: 'The user to follow.' })
+export class FollowInput extends PickInput(UserIdArgs, ['userId']) {}
+
+@InputType({ description: 'The user to stop following.' })
+export class UnfollowInput extends PickInput(UserIdArgs, ['userId']) {}

@@ -1,4 +1,5 @@
 import {
+  Arg,
   Args,
   Authorized,
   Ctx,
@@ -15,8 +16,8 @@ import { User } from '../user/user.entity';
 import { Follow } from './follow.entity';
 import type { FollowRecord } from './follow.store';
 import type { UserRecord } from '../user/user.store';
-import { UserIdArgs } from './follow.inputs';
-import { FollowConnection, FollowStatusType } from './follow.types';
+import { FollowInput, UnfollowInput, UserIdArgs } from './follow.inputs';
+import { FollowConnection, FollowPayload, FollowStatusType, UnfollowPayload } from './follow.types';
 import { ConnectionArgs, type ConnectionResult } from '../../shared/connection';
 
 export const FollowPage = Paginated(Follow, 'FollowPage');
@@ -84,25 +85,29 @@ export class FollowResolver {
   }
 
   @Authorized()
-  @Mutation(() => Follow, { description: 'Follows a user (following again changes nothing).' })
-  follow(
-    @Args() args: UserIdArgs,
+  @Mutation(() => FollowPayload, {
+    description: 'Follows a user (following again changes nothing).',
+  })
+  async follow(
+    @Arg('input', { description: 'The user to follow.' }) input: FollowInput,
     @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
-  ): Promise<FollowRecord> {
-    return ctx.services.follows.follow(viewer, args.userId.toLowerCase());
+  ): Promise<FollowPayload> {
+    return { follow: await ctx.services.follows.follow(viewer, input.userId.toLowerCase()) };
   }
 
   @Authorized()
-  @Mutation(() => Boolean, {
+  @Mutation(() => UnfollowPayload, {
     description: 'Stops following a user; true when a follow was removed.',
   })
-  unfollow(
-    @Args() args: UserIdArgs,
+  async unfollow(
+    @Arg('input', { description: 'The user to stop following.' }) input: UnfollowInput,
     @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
-  ): Promise<boolean> {
-    return ctx.services.follows.unfollow(viewer, args.userId.toLowerCase());
+  ): Promise<UnfollowPayload> {
+    return {
+      unfollowed: await ctx.services.follows.unfollow(viewer, input.userId.toLowerCase()),
+    };
   }
 
   @FieldResolver(() => User, { name: 'follower', description: 'The user who follows.' })

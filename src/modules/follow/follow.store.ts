@@ -66,6 +66,11 @@ export class FollowStore {
     return (await this.em.nativeDelete(Follow, { followerId, followingId })) > 0;
   }
 
+  /** The follows with these ids (in no particular order). */
+  async byIds(ids: readonly string[]): Promise<FollowRecord[]> {
+    return (await this.em.find(Follow, { id: { $in: [...ids] } })).map(toReadModel);
+  }
+
   /** The follows between two users, either way. */
   async between(a: string, b: string): Promise<FollowRecord[]> {
     const found = await this.em.find(Follow, {

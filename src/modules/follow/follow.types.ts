@@ -1,6 +1,7 @@
 import { Field, ObjectType } from 'type-graphql';
 import { Connection } from '../../shared/connection';
 import { Follow } from './follow.entity';
+import type { FollowRecord } from './follow.store';
 import type { FollowStatus } from './follow.service';
 
 @ObjectType('FollowStatus', {
@@ -20,3 +21,15 @@ export class FollowStatusType implements FollowStatus {
 
 /** Slices of follow lists. */
 export const FollowConnection = Connection(Follow, 'Follow');
+
+@ObjectType({ simpleResolvers: true, description: 'The result of follow.' })
+export class FollowPayload {
+  @Field(() => Follow, { description: 'The follow, new or as it already was.' })
+  follow!: FollowRecord;
+}
+
+@ObjectType({ simpleResolvers: true, description: 'The result of unfollow.' })
+export class UnfollowPayload {
+  @Field({ description: 'Whether a follow was removed (false when there was none).' })
+  unfollowed!: boolean;
+}

@@ -1,92 +1,7 @@
-import {
-  getMetadataStorage as validationMetadata,
-  IsDefined,
-  IsOptional,
-  ValidateIf,
-  ValidateNested,
-} from 'class-validator';
-import { ArgsType, Field, getMetadataStorage as schemaMetadata, InputType } from 'type-graphql';
-import { AddParticipantArgs, MeetingIdArgs, MeetingInput } from './meeting.inputs';
-
-/** A class an input can be derived from (or built on): constructible without arguments. */
-type InputClass<T> = new () => T;
-
-/** Where a derived input starts from, and descriptions that read differently there. */
-interface Derivation<B, K extends string> {
-  base?: InputClass<B>;
-  descriptions?: Partial<Record<K, string>>;
-}
-
-/**
- * Declares the fields `keys` of `source` (an input or args class, its ancestors included) on
- * `target`: the same GraphQL type and description, the same class-validator rules. The limits stay
- * declared once, on the create input. An `optional` copy may be left out; where the source
- * requires the field, null is still refused (REQUIRED), elsewhere null is a value (it clears).
- */
-function copyFields<K extends string>(
-  source: InputClass<object>,
-  target: InputClass<object>,
-  keys: readonly K[],
-  optional: boolean,
-  descriptions: Partial<Record<K, string>> = {},
-): void {
-  const inherited = (owner: unknown): boolean =>
-    owner === source || (typeof owner === 'function' && source.prototype instanceof owner);
-  const schema = schemaMetadata();
-  for (const key of keys) {
-    // The nearest declaration wins, as it does for the source itself.
-    const field = schema.fields.filter((f) => f.name === key && inherited(f.target)).at(-1);
-    if (!field) {
-      throw new Error(`${source.name} declares no GraphQL field ${key}`);
-    }
-    schema.collectClassFieldMetadata({
-      ...field,
-      target,
-      description: descriptions[key] ?? field.description,
-      typeOptions: optional ? { ...field.typeOptions, nullable: true } : field.typeOptions,
-    });
-    if (optional && field.typeOptions.nullable) {
-      IsOptional()(target.prototype, key);
-    } else if (optional) {
-      ValidateIf((_object, value) => value !== undefined)(target.prototype, key);
-      IsDefined()(target.prototype, key);
-    }
-  }
-  const validation = validationMetadata();
-  for (const rule of validation.getTargetValidationMetadatas(source, '', false, false)) {
-    if ((keys as readonly string[]).includes(rule.propertyName)) {
-      const copy = Object.create(Object.getPrototypeOf(rule) as object) as typeof rule;
-      validation.addValidationMetadata(Object.assign(copy, rule, { target }));
-    }
-  }
-}
-
-/** An abstract input class with the fields `keys` of `source`, required as they are there. */
-function PickInput<S extends object, K extends keyof S & string, B extends object = object>(
-  source: InputClass<S>,
-  keys: readonly K[],
-  { base = Object as unknown as InputClass<B>, descriptions }: Derivation<B, K> = {},
-): InputClass<B & Pick<S, K>> {
-  @InputType()
-  class Picked extends (base as InputClass<object>) {}
-  copyFields(source, Picked, keys, false, descriptions);
-  return Picked as InputClass<B & Pick<S, K>>;
-}
-
-/** An abstract input class with the fields `keys` of `source`, each of which may be left out. */
-function PartialInput<S extends object, K extends keyof S & string, B extends object = object>(
-  source: InputClass<S>,
-  keys: readonly K[],
-  { base = Object as unknown as InputClass<B>, descriptions }: Derivation<B, K> = {},
-): InputClass<B & Partial<Pick<S, K>>> {
-  @InputType()
-  class Optional extends (base as InputClass<object>) {}
-  copyFields(source, Optional, keys, true, descriptions);
-  return Optional as InputClass<B & Partial<Pick<S, K>>>;
-}
-
-/** Names the meeting a lifecycle mutation acts on (the rules of the meetingId argument). */
-const MeetingRef = PickInput(MeetingIdArgs, ['meetingId']);
+import { ValidateNested } from 'class-validator';
+import { ArgsType, Field, InputType } from 'type-graphql';
+import { type InputClass, PartialInput, PickInput } from '../../shared/derived-inputs';
+import { AddParticipantInput, MeetingInput, MeetingRef } from './meeting.inputs';
 
 /** The fields an edit may change: the create input's, but the start (see rescheduleMeeting). */
 export const EDITABLE_FIELDS = [
@@ -123,9 +38,13 @@ export class CompleteMeetingInput extends MeetingRef {}
 export class LeaveMeetingInput extends MeetingRef {}
 
 @InputType({ description: 'A participant to take out of a meeting.' })
-export class RemoveParticipantInput extends PickInput(AddParticipantArgs, ['meetingId', 'userId'], {
-  descriptions: { userId: 'Id of the participating user to remove (UUID).' },
-}) {}
+export class RemoveParticipantInput extends PickInput(
+  AddParticipantInput,
+  ['meetingId', 'userId'],
+  {
+    descriptions: { userId: 'Id of the participating user to remove (UUID).' },
+  },
+) {}
 
 /** The arguments of a lifecycle mutation: one `input` object, its fields reported as `input.*`. */
 function InputArgs<T extends object>(input: InputClass<T>) {

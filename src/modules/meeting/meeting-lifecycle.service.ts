@@ -104,7 +104,7 @@ export class MeetingLifecycleService {
 
   /** Moves the start; every guest is asked again and the meeting is pending until they accept. */
   reschedule(viewer: UserRecord, input: RescheduleMeetingInput): Promise<MeetingRecord> {
-    const startTime = new Date(input.startTime);
+    const { startTime } = input;
     return this.change(viewer, input.meetingId, ({ meeting, participants }) => {
       requireManager(viewer, meeting, 'ONLY_MEETING_OWNER_CAN_RESCHEDULE');
       requireOpen(meeting);

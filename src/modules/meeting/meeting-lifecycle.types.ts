@@ -3,13 +3,7 @@ import { GraphQLUUID } from '../../shared/scalars';
 import { Meeting } from './meeting.entity';
 import type { Departure } from './meeting-lifecycle.service';
 import type { MeetingRecord } from './meeting.store';
-
-/** What a lifecycle mutation answers: the meeting as the change left it. */
-@ObjectType({ simpleResolvers: true })
-abstract class MeetingPayload {
-  @Field(() => Meeting, { description: 'The meeting as the change left it.' })
-  meeting!: MeetingRecord;
-}
+import { MeetingPayload } from './meeting.types';
 
 @ObjectType({ simpleResolvers: true, description: 'The result of updateMeeting.' })
 export class UpdateMeetingPayload extends MeetingPayload {}

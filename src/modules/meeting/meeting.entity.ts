@@ -1,5 +1,6 @@
 import { Check, Entity, Enum, Index, ManyToOne, Property } from '@mikro-orm/core';
 import { GraphQLDateTime, GraphQLUUID } from '../../shared/scalars';
+import { Node } from '../node/node.type';
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
 import { BaseEntity } from '../../shared/base.entity';
 import { User } from '../user/user.entity';
@@ -44,7 +45,11 @@ export const MEETING_LIMITS = {
 } as const;
 
 /** A meeting owned by one user, with participants (see Participant). */
-@ObjectType({ simpleResolvers: true, description: 'A meeting with its participants.' })
+@ObjectType({
+  simpleResolvers: true,
+  implements: Node,
+  description: 'A meeting with its participants.',
+})
 @Entity({ tableName: 'meetings' })
 @Check({ name: 'meetings_title_length', expression: 'char_length(title) >= 6' })
 @Check({ name: 'meetings_location_length', expression: 'char_length(location) >= 6' })

@@ -2,17 +2,22 @@ import {
   ArrayMaxSize,
   IsEnum,
   ArrayMinSize,
-  IsISO8601,
   IsOptional,
-  IsUUID,
   MaxLength,
   ValidateNested,
 } from 'class-validator';
 import { ArgsType, Field, InputType } from 'type-graphql';
 import { SortDirection } from '../../shared/connection';
+import { PickInput } from '../../shared/derived-inputs';
 import { PageArgs } from '../../shared/pagination';
-import { GraphQLDateTime } from '../../shared/scalars';
-import { IsFuture, NotBlank, TrimmedMaxLength, TrimmedMinLength } from '../../shared/validation';
+import { GraphQLDateTime, GraphQLUUID } from '../../shared/scalars';
+import {
+  IsFuture,
+  IsInstant,
+  NotBlank,
+  TrimmedMaxLength,
+  TrimmedMinLength,
+} from '../../shared/validation';
 import { ParticipantStatus } from '../participant/participant.entity';
 import { MEETING_LIMITS, MeetingRole, MeetingStatus, MeetingType } from './meeting.entity';
 import type { MeetingFilter } from './meeting.store';
@@ -31,11 +36,9 @@ export class MeetingInput {
   @Field(() => MeetingType, { nullable: true, description: 'Kind of meeting (default all-hands).' })
   type?: MeetingType | null;
 
-  @Field({ description: 'Start, an ISO 8601 date-time in the future.' })
-  @NotBlank()
-  @IsISO8601({ strict: true })
+  @Field(() => GraphQLDateTime, { description: 'Start, an ISO 8601 date-time in the future.' })
   @IsFuture()
-  startTime!: string;
+  startTime!: Date;
 
   @Field({ description: 'Place, 6 to 40 characters.' })
   @NotBlank()
@@ -48,33 +51,30 @@ export class MeetingInput {
   @MaxLength(MEETING_LIMITS.locationUrl.max)
   locationUrl?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Id of the user who appointed the meeting.' })
-  @IsOptional()
-  @IsUUID()
+  @Field(() => GraphQLUUID, {
+    nullable: true,
+    description: 'Id of the user who appointed the meeting.',
+  })
   appointedBy?: string | null;
 
-  @Field(() => String, {
+  @Field(() => GraphQLUUID, {
     nullable: true,
     description: 'Id of the user the meeting is assigned to.',
   })
-  @IsOptional()
-  @IsUUID()
   assignedTo?: string | null;
 }
 
 @InputType({ description: 'A user to invite, with an optional initial answer.' })
 export class ParticipantInput {
-  @Field({ description: 'Id of the user to invite.' })
-  @NotBlank()
-  @IsUUID()
+  @Field(() => GraphQLUUID, { description: 'Id of the user to invite.' })
   userId!: string;
 
   @Field(() => ParticipantStatus, { nullable: true, description: 'Initial answer (default new).' })
   status?: ParticipantStatus | null;
 }
 
-@ArgsType()
-export class CreateMeetingArgs {
+@InputType({ description: 'A meeting to create, with the users to invite.' })
+export class CreateMeetingInput {
   @Field(() => MeetingInput)
   @ValidateNested()
   meeting!: MeetingInput;
@@ -88,25 +88,33 @@ export class CreateMeetingArgs {
 
 @ArgsType()
 export class MeetingIdArgs {
-  @Field({ description: 'Id of the meeting (UUID).' })
-  @NotBlank()
-  @IsUUID()
+  @Field(() => GraphQLUUID, { description: 'Id of the meeting (UUID).' })
   meetingId!: string;
 }
 
-@ArgsType()
-export class AddParticipantArgs extends MeetingIdArgs {
-  @Field({ description: 'Id of the user to add (UUID).' })
-  @NotBlank()
-  @IsUUID()
+/** Names the meeting a mutation acts on (the rules of the meetingId argument). */
+export const MeetingRef = PickInput(MeetingIdArgs, ['meetingId']);
+
+@InputType({ description: 'A user to add to a meeting.' })
+export class AddParticipantInput extends MeetingRef {
+  @Field(() => GraphQLUUID, { description: 'Id of the user to add (UUID).' })
   userId!: string;
 
+  // Nullable with a default: the compiled executor does not fill in an input field's default
+  // when its variable is not given (the service reads a missing answer as new).
   @Field(() => ParticipantStatus, {
+    nullable: true,
     defaultValue: ParticipantStatus.NEW,
     description: 'Initial answer (default new).',
   })
-  status: ParticipantStatus = ParticipantStatus.NEW;
+  status?: ParticipantStatus | null = ParticipantStatus.NEW;
 }
+
+@InputType({ description: 'The meeting whose invitation the caller accepts.' })
+export class ApproveMeetingInput extends MeetingRef {}
+
+@InputType({ description: 'The meeting whose invitation the caller declines.' })
+export class DeclineMeetingInput extends MeetingRef {}
 
 @ArgsType()
 export class MeetingListArgs extends PageArgs(100) {}
@@ -136,6 +144,7 @@ export class MeetingFilterInput implements MeetingFilter {
     description: 'Only meetings starting at or after this time (e.g. now, for upcoming ones).',
   })
   @IsOptional()
+  @IsInstant()
   startsAfter?: Date | null;
 
   @Field(() => GraphQLDateTime, {
@@ -143,6 +152,7 @@ export class MeetingFilterInput implements MeetingFilter {
     description: 'Only meetings starting before this time (e.g. now, for past ones).',
   })
   @IsOptional()
+  @IsInstant()
   startsBefore?: Date | null;
 
   // Nullable with a default: the compiled executor does not fill in a non-null field's default.

@@ -18,13 +18,22 @@ import type { MeetingRecord } from './meeting.store';
 import type { ParticipantRecord } from '../participant/participant.store';
 import type { UserRecord } from '../user/user.store';
 import { ConnectionArgs, type ConnectionResult } from '../../shared/connection';
-import { MeetingConnection, ParticipantConnection } from './meeting.types';
+import {
+  AddParticipantPayload,
+  ApproveMeetingPayload,
+  CreateMeetingPayload,
+  DeclineMeetingPayload,
+  MeetingConnection,
+  ParticipantConnection,
+} from './meeting.types';
 import { ParticipantStatus } from '../participant/participant.entity';
 import {
-  AddParticipantArgs,
+  AddParticipantInput,
+  ApproveMeetingInput,
+  CreateMeetingInput,
+  DeclineMeetingInput,
   InvitationFilterInput,
   MeetingFilterInput,
-  CreateMeetingArgs,
   MeetingIdArgs,
   MeetingListArgs,
 } from './meeting.inputs';
@@ -99,47 +108,51 @@ export class MeetingResolver {
   }
 
   @Authorized()
-  @Mutation(() => Meeting, {
+  @Mutation(() => CreateMeetingPayload, {
     description: 'Creates a pending meeting and invites its participants.',
   })
-  createMeeting(
-    @Args() args: CreateMeetingArgs,
+  async createMeeting(
+    @Arg('input', { description: 'The meeting and whom to invite.' }) input: CreateMeetingInput,
     @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
-  ): Promise<MeetingRecord> {
-    return ctx.services.meetings.create(viewer, args);
+  ): Promise<CreateMeetingPayload> {
+    return { meeting: await ctx.services.meetings.create(viewer, input) };
   }
 
   @Authorized()
-  @Mutation(() => Participant, { description: 'Adds a user to a meeting (owner or admin only).' })
-  addParticipant(
-    @Args() args: AddParticipantArgs,
+  @Mutation(() => AddParticipantPayload, {
+    description: 'Adds a user to a meeting (owner or admin only).',
+  })
+  async addParticipant(
+    @Arg('input', { description: 'The meeting and the user.' }) input: AddParticipantInput,
     @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
-  ): Promise<ParticipantRecord> {
-    return ctx.services.meetings.addParticipant(viewer, args);
+  ): Promise<AddParticipantPayload> {
+    return { participant: await ctx.services.meetings.addParticipant(viewer, input) };
   }
 
   @Authorized()
-  @Mutation(() => Meeting, {
+  @Mutation(() => ApproveMeetingPayload, {
     description: 'The caller accepts; all accepted confirms the meeting.',
   })
-  approveMeeting(
-    @Args() args: MeetingIdArgs,
+  async approveMeeting(
+    @Arg('input', { description: 'The meeting.' }) input: ApproveMeetingInput,
     @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
-  ): Promise<MeetingRecord> {
-    return ctx.services.meetings.approve(viewer, args.meetingId.toLowerCase());
+  ): Promise<ApproveMeetingPayload> {
+    return { meeting: await ctx.services.meetings.approve(viewer, input.meetingId.toLowerCase()) };
   }
 
   @Authorized()
-  @Mutation(() => Meeting, { description: 'The caller declines; all guests declined cancels it.' })
-  declineMeeting(
-    @Args() args: MeetingIdArgs,
+  @Mutation(() => DeclineMeetingPayload, {
+    description: 'The caller declines; all guests declined cancels it.',
+  })
+  async declineMeeting(
+    @Arg('input', { description: 'The meeting.' }) input: DeclineMeetingInput,
     @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
-  ): Promise<MeetingRecord> {
-    return ctx.services.meetings.decline(viewer, args.meetingId.toLowerCase());
+  ): Promise<DeclineMeetingPayload> {
+    return { meeting: await ctx.services.meetings.decline(viewer, input.meetingId.toLowerCase()) };
   }
 
   @FieldResolver(() => User, { description: 'The user who owns the meeting.' })

@@ -20,7 +20,7 @@ import type {
 } from '../participant/participant.store';
 import type { UserRecord } from '../user/user.store';
 import { MeetingStatus } from './meeting.entity';
-import type { AddParticipantArgs, CreateMeetingArgs } from './meeting.inputs';
+import type { AddParticipantInput, CreateMeetingInput } from './meeting.inputs';
 import { isClosed, managesMeeting, seesMeeting, statusAfterAnswers } from './meeting.rules';
 import type { LockedMeeting, MeetingFilter, MeetingRecord } from './meeting.store';
 
@@ -52,18 +52,15 @@ export class MeetingService {
     return meeting;
   }
 
-  /** The meeting if the viewer may see it (owner, participant, admin), else null. */
+  /** The meeting if the viewer may see it, else null (unknown or not theirs alike). */
   async visible(viewer: UserRecord, meetingId: string): Promise<MeetingRecord | null> {
     const meeting = await this.loaders.meetings.load(meetingId);
     // Owners and admins need no participant list to be let in.
-    if (
-      !meeting ||
-      (!managesMeeting(viewer, meeting) &&
-        !seesMeeting(viewer, meeting, await this.loaders.participantsByMeeting.load(meetingId)))
-    ) {
-      return null;
-    }
-    return meeting;
+    return meeting &&
+      (managesMeeting(viewer, meeting) ||
+        seesMeeting(viewer, meeting, await this.loaders.participantsByMeeting.load(meetingId)))
+      ? meeting
+      : null;
   }
 
   /** Meetings the viewer owns or has accepted, latest start first. */
@@ -114,7 +111,7 @@ export class MeetingService {
   }
 
   /** Creates a pending meeting with the owner as an accepted participant and the invited users. */
-  async create(viewer: UserRecord, args: CreateMeetingArgs): Promise<MeetingRecord> {
+  async create(viewer: UserRecord, args: CreateMeetingInput): Promise<MeetingRecord> {
     const invited = args.participants.map((participant) => participant.userId.toLowerCase());
     const problems: Record<string, 'INVALID_CHOICE'> = {};
     invited.forEach((userId, index) => {
@@ -133,7 +130,7 @@ export class MeetingService {
       const created = tx.meetings.create({
         title: input.title.trim(),
         ...(input.type ? { type: input.type } : {}),
-        startTime: new Date(input.startTime),
+        startTime: input.startTime,
         location: input.location.trim(),
         locationUrl: input.locationUrl ?? null,
         ownerId: viewer.id,
@@ -169,8 +166,9 @@ export class MeetingService {
   }
 
   /** Adds a user to a meeting; only its owner (or an admin) may. */
-  async addParticipant(viewer: UserRecord, args: AddParticipantArgs): Promise<ParticipantRecord> {
+  async addParticipant(viewer: UserRecord, args: AddParticipantInput): Promise<ParticipantRecord> {
     const userId = args.userId.toLowerCase();
+    const status = args.status ?? ParticipantStatus.NEW;
     const participant = await onUniqueViolation(
       () =>
         this.stores.transaction(async (tx) => {
@@ -188,12 +186,9 @@ export class MeetingService {
           if (participants.some((existing) => existing.userId === userId)) {
             throw alreadyParticipant();
           }
-          const guest = tx.participants.add({ meetingId: meeting.id, userId, status: args.status });
+          const guest = tx.participants.add({ meetingId: meeting.id, userId, status });
           const before = meeting.status;
-          if (
-            meeting.status === MeetingStatus.CONFIRMED &&
-            args.status !== ParticipantStatus.ACCEPTED
-          ) {
+          if (meeting.status === MeetingStatus.CONFIRMED && status !== ParticipantStatus.ACCEPTED) {
             meeting.status = MeetingStatus.PENDING;
           }
           await tx.events.publish(

@@ -1,4 +1,5 @@
 import { Entity, Enum, Index, ManyToOne, Unique } from '@mikro-orm/core';
+import { Node } from '../node/node.type';
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
 import { BaseEntity } from '../../shared/base.entity';
 import { GraphQLUUID } from '../../shared/scalars';
@@ -18,6 +19,7 @@ registerEnumType(ParticipantStatus, {
 /** One user's place in one meeting. */
 @ObjectType({
   simpleResolvers: true,
+  implements: Node,
   description: 'A participant of a meeting, with the user record.',
 })
 @Entity({ tableName: 'participants' })

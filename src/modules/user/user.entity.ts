@@ -1,5 +1,6 @@
 import { Check, Entity, Enum, HiddenProps, Index, Property } from '@mikro-orm/core';
 import { GraphQLEmailAddress, GraphQLLocalDate, GraphQLUUID } from '../../shared/scalars';
+import { Node } from '../node/node.type';
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
 import { BaseEntity } from '../../shared/base.entity';
 
@@ -22,6 +23,7 @@ export const USER_LIMITS = {
 /** A registered person. The password hash never leaves the service. */
 @ObjectType({
   simpleResolvers: true,
+  implements: Node,
   description: 'A registered user (public record, without sensitive data).',
 })
 @Entity({ tableName: 'users' })

@@ -1,15 +1,7 @@
-import {
-  IsISO8601,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Matches,
-  MaxLength,
-  MinLength,
-  ValidateIf,
-} from 'class-validator';
+import { IsOptional, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { ArgsType, Field, InputType } from 'type-graphql';
 import { ConnectionArgs } from '../../shared/connection';
+import { GraphQLLocalDate, GraphQLUUID } from '../../shared/scalars';
 import { PageArgs } from '../../shared/pagination';
 import {
   EqualsProperty,
@@ -21,8 +13,8 @@ import {
 } from '../../shared/validation';
 import { USER_LIMITS } from './user.entity';
 
-@ArgsType()
-export class RegisterArgs {
+@InputType({ description: 'A new account: exactly the five documented fields.' })
+export class RegisterInput {
   @Field({ description: 'Display name, 8 to 40 characters (trimmed).' })
   @NotBlank()
   @TrimmedMinLength(USER_LIMITS.name.min)
@@ -122,14 +114,9 @@ export class UpdateProfileInput {
   @TrimmedMaxLength(USER_LIMITS.phone.max)
   phone?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Date of birth, YYYY-MM-DD.' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
-  @Matches(/^\d{4}-\d{2}-\d{2}$/)
+  @Field(() => GraphQLLocalDate, { nullable: true, description: 'Date of birth, YYYY-MM-DD.' })
   dob?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Id of the avatar photo (a UUID).' })
-  @IsOptional()
-  @IsUUID()
+  @Field(() => GraphQLUUID, { nullable: true, description: 'Id of the avatar photo (a UUID).' })
   avatarPhotoId?: string | null;
 }

@@ -6,7 +6,7 @@ import { type ConnectionResult, toConnection } from '../../shared/connection';
 import type { SliceRequest } from '../../db/keyset';
 import type { Page } from '../../shared/pagination';
 import type { Stores } from '../../stores';
-import type { RegisterArgs, UpdateProfileInput } from './user.inputs';
+import type { RegisterInput, UpdateProfileInput } from './user.inputs';
 import type { ProfileChanges, UserRecord } from './user.store';
 
 /** Optional text as stored: trimmed, and empty as null. */
@@ -24,7 +24,7 @@ export class UserService {
   ) {}
 
   /** Registers a user; only the listed fields are read, so no privilege can be asked for. */
-  async register(args: RegisterArgs): Promise<UserRecord> {
+  async register(args: RegisterInput): Promise<UserRecord> {
     const email = args.email.trim().toLowerCase();
     await this.limit({ action: 'register', account: email });
     const account = args.account.trim().toLowerCase();

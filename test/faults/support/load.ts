@@ -330,15 +330,16 @@ export class MixedLoad {
         this.withTimeout({
           json: {
             query: `mutation ($name: String!, $account: String!, $email: String!, $password: String!) {
-              register(name: $name, account: $account, email: $email, password: $password,
-                passwordConfirm: $password) { id account email }
+              register(input: { name: $name, account: $account, email: $email,
+                password: $password, passwordConfirm: $password }) { user { id account email } }
             }`,
             variables: { ...fields, password: PASSWORD },
           },
         }),
       ),
     );
-    const registered = (outcome.body as { data?: { register?: User } } | null)?.data?.register;
+    const registered = (outcome.body as { data?: { register?: { user?: User } } } | null)?.data
+      ?.register?.user;
     if (isSuccess(outcome) && registered) {
       this.users.push({ id: registered.id, account: registered.account, email: registered.email });
     }

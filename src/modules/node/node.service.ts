@@ -1,0 +1,77 @@
+import { isUUID } from 'class-validator';
+import type { Loaders } from '../../loaders';
+import type { Stores } from '../../stores';
+import type { FollowRecord } from '../follow/follow.store';
+import type { MeetingService } from '../meeting/meeting.service';
+import type { MeetingRecord } from '../meeting/meeting.store';
+import type { ParticipantRecord } from '../participant/participant.store';
+import { isVisibleUser } from '../user/user.rules';
+import type { UserRecord } from '../user/user.store';
+import { asNode, type NodeTypeName } from './node.type';
+import type { NodeKind } from './node.store';
+
+/** A record `node` can answer. */
+export type NodeRecord = UserRecord | MeetingRecord | ParticipantRecord | FollowRecord;
+
+/**
+ * Refetches objects by id with the visibility rules of the other reads: a user others can see
+ * (or the caller), a meeting its owner, participants and admins see, a participant of such a
+ * meeting, a follow of which the caller is one side. Anything else is null, as an unknown id is.
+ */
+export class NodeService {
+  constructor(
+    private readonly stores: Stores,
+    private readonly loaders: Loaders,
+    private readonly meetings: MeetingService,
+  ) {}
+
+  /** The visible record of each id, in the order of the ids (null where none is). */
+  async byIds(viewer: UserRecord, ids: readonly string[]): Promise<(NodeRecord | null)[]> {
+    const uuids = [...new Set(ids.filter((id) => isUUID(id)).map((id) => id.toLowerCase()))];
+    const kinds = uuids.length > 0 ? await this.stores.nodes.kindsOf(uuids) : new Map();
+    const followIds = [...kinds].filter(([, kind]) => kind.type === 'Follow').map(([id]) => id);
+    const follows = new Map(
+      (followIds.length > 0 ? await this.stores.follows.byIds(followIds) : []).map((f) => [
+        f.id,
+        f,
+      ]),
+    );
+    return Promise.all(
+      ids.map(async (id) => {
+        const key = isUUID(id) ? id.toLowerCase() : '';
+        const kind = kinds.get(key) as NodeKind | undefined;
+        const record = kind ? await this.visible(viewer, key, kind, follows) : null;
+        return record && kind ? asNode(kind.type, record) : null;
+      }),
+    );
+  }
+
+  private async visible(
+    viewer: UserRecord,
+    id: string,
+    kind: NodeKind,
+    follows: ReadonlyMap<string, FollowRecord>,
+  ): Promise<NodeRecord | null> {
+    const byType: Record<NodeTypeName, () => Promise<NodeRecord | null>> = {
+      User: async () => {
+        const user = await this.loaders.users.load(id);
+        return user && (user.id === viewer.id || isVisibleUser(user)) ? user : null;
+      },
+      Meeting: () => this.meetings.visible(viewer, id),
+      Participant: async () => {
+        const meeting = kind.meetingId && (await this.meetings.visible(viewer, kind.meetingId));
+        const participants = meeting
+          ? await this.loaders.participantsByMeeting.load(meeting.id)
+          : [];
+        return participants.find((participant) => participant.id === id) ?? null;
+      },
+      Follow: async () => {
+        const follow = follows.get(id);
+        return follow && (follow.followerId === viewer.id || follow.followingId === viewer.id)
+          ? follow
+          : null;
+      },
+    };
+    return byType[kind.type]();
+  }
+}
