@@ -674,7 +674,11 @@ describe('the authorization matrix', () => {
     }
     if (outcome.kind === 'refused') {
       const { operation, field } = c.capability.graphql;
-      const root = operation === 'query' ? sdl.getQueryType() : sdl.getMutationType();
+      const root = {
+        query: sdl.getQueryType(),
+        mutation: sdl.getMutationType(),
+        subscription: sdl.getSubscriptionType(),
+      }[operation];
       // An error nulls the nearest nullable field: the data itself, or a nullable root field.
       const nullable = !isNonNullType(root?.getFields()[field]?.type);
       return {

@@ -121,6 +121,22 @@ export class LiveClient {
   }
 }
 
+/**
+ * For a describe block: a function that opens a client on a service (signed in with `token`, if
+ * any); every client it opened is closed after each test.
+ */
+export function useLiveClients(): (serviceUrl: string, token?: string) => LiveClient {
+  const clients: LiveClient[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+  });
+  return (serviceUrl, token) => {
+    const client = LiveClient.open(serviceUrl, token);
+    clients.push(client);
+    return client;
+  };
+}
+
 /** Waits until `instance` runs `count` subscriptions or more (its metrics say so), at most `ms`. */
 export function waitForSubscriptions(instance: AppInstance, count: number, ms = 5_000) {
   return waitForActiveSubscriptions(instance, (active) => active >= count, ms);

@@ -4,7 +4,7 @@ import { Client } from 'pg';
 import { loadSigningKey } from '../../src/auth/keys';
 import { loadConfig } from '../../src/config';
 import { EVENTS_CHANNEL } from '../../src/events/event.store';
-import { LiveClient, waitForSubscriptions } from '../helpers/live-client';
+import { type LiveClient, useLiveClients, waitForSubscriptions } from '../helpers/live-client';
 import type { SeededUser } from '../helpers/seed';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -22,13 +22,8 @@ describe('the bounds of subscriptions', () => {
   let t: TestApp;
   let owner: SeededUser;
   let guest: SeededUser;
-  const clients: LiveClient[] = [];
-
-  const open = (token?: string, on: TestApp = t): LiveClient => {
-    const client = LiveClient.open(on.url, token);
-    clients.push(client);
-    return client;
-  };
+  const connect = useLiveClients();
+  const open = (token?: string, on: TestApp = t): LiveClient => connect(on.url, token);
 
   beforeAll(async () => {
     t = await startTestApp({
@@ -37,9 +32,6 @@ describe('the bounds of subscriptions', () => {
       SUBSCRIPTION_QUEUE_SIZE: '3',
     });
     [owner, guest] = (await t.seed.users(2)) as [SeededUser, SeededUser];
-  });
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.close()));
   });
   afterAll(() => t.close());
 

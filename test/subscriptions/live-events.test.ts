@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { LISTENER_APPLICATION_NAME } from '../../src/events/notice-listener';
-import { LiveClient, waitForSubscriptions } from '../helpers/live-client';
+import { type LiveClient, useLiveClients, waitForSubscriptions } from '../helpers/live-client';
 import { RestClient } from '../helpers/rest-client';
 import type { SeededUser } from '../helpers/seed';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -44,13 +44,8 @@ describe('subscriptions reaching every instance', () => {
   let guest: SeededUser;
   let other: SeededUser;
   let outsider: SeededUser;
-  const clients: LiveClient[] = [];
-
-  const open = (token?: string, on: TestApp = b): LiveClient => {
-    const client = LiveClient.open(on.url, token);
-    clients.push(client);
-    return client;
-  };
+  const connect = useLiveClients();
+  const open = (token?: string, on: TestApp = b): LiveClient => connect(on.url, token);
 
   beforeAll(async () => {
     a = await startTestApp();
@@ -65,9 +60,6 @@ describe('subscriptions reaching every instance', () => {
       SeededUser,
       SeededUser,
     ];
-  });
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.close()));
   });
   afterAll(async () => {
     await b?.close();
