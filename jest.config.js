@@ -56,5 +56,12 @@ module.exports = async () => {
   } else {
     console.warn('PostgreSQL not reachable: running the suite on the embedded database only');
   }
-  return { projects, testTimeout: 30000 };
+  return {
+    projects,
+    testTimeout: 30000,
+    // Test files run in a worker process that is replaced once it holds more than this after a
+    // file (and, with one core to spare, one worker, not in jest's own process): in band, what
+    // ~190 suites leave behind (module registries, schemas) outgrew the 4 GB heap in CI.
+    workerIdleMemoryLimit: '1GB',
+  };
 };
