@@ -44,10 +44,9 @@ export function invitations(context: Context): AsyncIterableIterator<Participant
  */
 export async function meetingEvents(
   context: Context,
-  id: string,
+  meetingId: string,
 ): Promise<AsyncIterableIterator<MeetingEvent>> {
   const live = requireLive(context);
-  const meetingId = id.toLowerCase();
   await context.services.meetings.get(requireViewer(context), meetingId);
   return live.stream(meetingTopic(meetingId), async (notice) => {
     const meeting = await context.services.meetings.visible(requireViewer(context), meetingId);

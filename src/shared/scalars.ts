@@ -75,10 +75,14 @@ function text(name: string): (value: unknown) => string {
   };
 }
 
-/** Any version of UUID, in either case (as the REST face always took them). */
+/**
+ * Any version of UUID, in either case (as the REST face always took them), read in lower case:
+ * the form the database answers, so resolvers and services compare and look ids up as given.
+ */
 export const GraphQLUUID = typed(UUIDScalar, text(UUIDScalar.name), {
   accepts: (value) => isUUID(value),
   reason: 'INVALID_UUID',
+  parse: (value) => value.toLowerCase(),
   standIn: '00000000-0000-0000-0000-000000000000',
 });
 

@@ -81,7 +81,7 @@ export class FollowResolver {
     description: 'Whether the caller and a user follow each other.',
   })
   followStatus(@Args() args: UserIdArgs, @Viewer() viewer: UserRecord, @Ctx() ctx: Context) {
-    return ctx.services.follows.status(viewer, args.userId.toLowerCase());
+    return ctx.services.follows.status(viewer, args.userId);
   }
 
   @Authorized()
@@ -93,7 +93,7 @@ export class FollowResolver {
     @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
   ): Promise<FollowPayload> {
-    return { follow: await ctx.services.follows.follow(viewer, input.userId.toLowerCase()) };
+    return { follow: await ctx.services.follows.follow(viewer, input.userId) };
   }
 
   @Authorized()
@@ -106,7 +106,7 @@ export class FollowResolver {
     @Ctx() ctx: Context,
   ): Promise<UnfollowPayload> {
     return {
-      unfollowed: await ctx.services.follows.unfollow(viewer, input.userId.toLowerCase()),
+      unfollowed: await ctx.services.follows.unfollow(viewer, input.userId),
     };
   }
 

@@ -71,10 +71,10 @@ function editsOf(input: UpdateMeetingInput): MeetingEdits {
     edits.locationUrl = input.locationUrl;
   }
   if (input.appointedBy !== undefined) {
-    edits.appointedBy = input.appointedBy?.toLowerCase() ?? null;
+    edits.appointedBy = input.appointedBy ?? null;
   }
   if (input.assignedTo !== undefined) {
-    edits.assignedTo = input.assignedTo?.toLowerCase() ?? null;
+    edits.assignedTo = input.assignedTo ?? null;
   }
   return edits;
 }
@@ -149,7 +149,7 @@ export class MeetingLifecycleService {
 
   /** Takes a guest out of a meeting (never its owner); may confirm it. Owner or admin. */
   removeParticipant(viewer: UserRecord, input: RemoveParticipantInput): Promise<MeetingRecord> {
-    const userId = input.userId.toLowerCase();
+    const userId = input.userId;
     return this.change(viewer, input.meetingId, (locked, tx) => {
       requireManager(viewer, locked.meeting, 'ONLY_MEETING_OWNER_CAN_REMOVE_PARTICIPANTS');
       requireOpen(locked.meeting);
@@ -195,9 +195,8 @@ export class MeetingLifecycleService {
       tx: Stores,
     ) => Promise<MeetingChange | null> | MeetingChange | null,
   ): Promise<MeetingRecord> {
-    const id = meetingId.toLowerCase();
     const meeting = await this.stores.transaction(async (tx) => {
-      const locked = await lockVisible(tx, viewer, id);
+      const locked = await lockVisible(tx, viewer, meetingId);
       const before = locked.meeting.status;
       const change = await work(locked, tx);
       await tx.events.publish(
@@ -208,7 +207,7 @@ export class MeetingLifecycleService {
       );
       return locked.meeting;
     });
-    this.loaders.forgetMeeting(id);
+    this.loaders.forgetMeeting(meetingId);
     return toReadModel(meeting);
   }
 }

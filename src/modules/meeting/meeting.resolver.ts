@@ -49,7 +49,7 @@ export class MeetingResolver {
     @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
   ): Promise<MeetingRecord> {
-    return ctx.services.meetings.get(viewer, args.meetingId.toLowerCase());
+    return ctx.services.meetings.get(viewer, args.meetingId);
   }
 
   @Authorized()
@@ -140,7 +140,7 @@ export class MeetingResolver {
     @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
   ): Promise<ApproveMeetingPayload> {
-    return { meeting: await ctx.services.meetings.approve(viewer, input.meetingId.toLowerCase()) };
+    return { meeting: await ctx.services.meetings.approve(viewer, input.meetingId) };
   }
 
   @Authorized()
@@ -152,7 +152,7 @@ export class MeetingResolver {
     @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
   ): Promise<DeclineMeetingPayload> {
-    return { meeting: await ctx.services.meetings.decline(viewer, input.meetingId.toLowerCase()) };
+    return { meeting: await ctx.services.meetings.decline(viewer, input.meetingId) };
   }
 
   @FieldResolver(() => User, { description: 'The user who owns the meeting.' })

@@ -112,7 +112,7 @@ export class MeetingService {
 
   /** Creates a pending meeting with the owner as an accepted participant and the invited users. */
   async create(viewer: UserRecord, args: CreateMeetingInput): Promise<MeetingRecord> {
-    const invited = args.participants.map((participant) => participant.userId.toLowerCase());
+    const invited = args.participants.map((participant) => participant.userId);
     const problems: Record<string, 'INVALID_CHOICE'> = {};
     invited.forEach((userId, index) => {
       if (userId === viewer.id || invited.indexOf(userId) !== index) {
@@ -123,8 +123,8 @@ export class MeetingService {
       throw new ValidationFailedError(problems);
     }
     const { meeting: input } = args;
-    const appointedBy = input.appointedBy?.toLowerCase() ?? null;
-    const assignedTo = input.assignedTo?.toLowerCase() ?? null;
+    const appointedBy = input.appointedBy ?? null;
+    const assignedTo = input.assignedTo ?? null;
     await requireVisibleUsers(this.stores, [...invited, appointedBy, assignedTo]);
     const meeting = await this.stores.transaction(async (tx) => {
       const created = tx.meetings.create({
@@ -167,7 +167,7 @@ export class MeetingService {
 
   /** Adds a user to a meeting; only its owner (or an admin) may. */
   async addParticipant(viewer: UserRecord, args: AddParticipantInput): Promise<ParticipantRecord> {
-    const userId = args.userId.toLowerCase();
+    const userId = args.userId;
     const status = args.status ?? ParticipantStatus.NEW;
     const participant = await onUniqueViolation(
       () =>

@@ -68,7 +68,7 @@ export class UserService {
       changes.dob = input.dob;
     }
     if (input.avatarPhotoId !== undefined) {
-      changes.avatarPhotoId = input.avatarPhotoId?.toLowerCase() ?? null;
+      changes.avatarPhotoId = input.avatarPhotoId ?? null;
     }
     return this.stores.users.updateProfile(viewer.id, changes);
   }
