@@ -65,14 +65,6 @@ export function bodyFields(
   }
 }
 
-/** The value at `path` of an operation's data. */
-export function valueAt(data: unknown, path: readonly string[]): unknown {
-  return path.reduce<unknown>(
-    (value, key) => (value as Record<string, unknown> | null | undefined)?.[key],
-    data,
-  );
-}
-
 type Serializers = Parameters<typeof compileOperation>[3];
 
 function compile(

@@ -12,11 +12,17 @@ import { HttpRequestError, notFound, sendHttpError } from '../src/http/http-erro
 import { currentRequest } from '../src/observability/request-scope';
 import { type FieldErrors, ValidationFailedError } from '../src/shared/errors';
 import { BODY_LIMIT_BYTES, readBody } from './body';
-import { loadOperations, type PreparedOperation, valueAt } from './operations';
+import { loadOperations, type PreparedOperation } from './operations';
 import type { RouteSpec } from './route';
 import { routes as declaredRoutes } from './routes';
 import { clientFieldPath } from './names';
-import { type GatheredVariables, gatherVariables, type RequestValues } from './wire-input';
+import {
+  type GatheredVariables,
+  gatherVariables,
+  planVariables,
+  type RequestValues,
+  type VariablePlan,
+} from './wire-input';
 
 export const REST_PREFIX = '/api/v1';
 
@@ -120,10 +126,30 @@ function operationFor(
   return operation;
 }
 
+/** The value at `path` of an operation's data: the REST body. */
+function valueAt(data: unknown, path: readonly string[]): unknown {
+  return path.reduce<unknown>(
+    (value, key) => (value as Record<string, unknown> | null | undefined)?.[key],
+    data,
+  );
+}
+
+const NO_BODY: Readonly<Record<string, unknown>> = Object.freeze({});
+
 /** The one generic handler: gather variables → execute in-process → answer the result or error. */
 function handle(route: RouteSpec, executor: Executor): RequestHandler {
   const label = `${REST_PREFIX}${route.path}`;
   const style = route.errorStyle ?? 'contract';
+  // Each operation's variables are resolved once (types, client names), at its first request.
+  const plans = new Map<PreparedOperation, VariablePlan>();
+  const planFor = (operation: PreparedOperation): VariablePlan => {
+    let plan = plans.get(operation);
+    if (!plan) {
+      plan = planVariables(executor.schema, operation, route.renames);
+      plans.set(operation, plan);
+    }
+    return plan;
+  };
   return async (req: Request, res: Response) => {
     const scope = currentRequest();
     if (scope) {
@@ -133,14 +159,14 @@ function handle(route: RouteSpec, executor: Executor): RequestHandler {
       const values: RequestValues = {
         path: req.params as Record<string, string>,
         query: req.query as Record<string, unknown>,
-        body: await readBody(req, route.body),
+        body: route.body === 'none' ? NO_BODY : await readBody(req, route.body),
       };
       const context = await createContext(executor.deps, {
         authorization: req.headers.authorization,
         ip: req.ip ?? 'unknown',
       });
       const operation = operationFor(route, values, executor);
-      const gathered = gatherVariables(executor.schema, operation, values, route.renames);
+      const gathered = gatherVariables(planFor(operation), values);
       if (!gathered.ok) {
         throw await invalidVariables(executor, operation, gathered, context, route);
       }

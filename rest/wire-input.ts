@@ -87,14 +87,6 @@ function fromQueryString(
   return value > MAX_INT || value < MIN_INT ? { reason: intReason(value) } : { value };
 }
 
-function variableType(schema: GraphQLSchema, definition: VariableDefinitionNode): GraphQLInputType {
-  const type = typeFromAST(schema, definition.type);
-  if (!type) {
-    throw new Error(`unknown variable type ${definition.type.kind}`);
-  }
-  return type as GraphQLInputType;
-}
-
 /** Where a variable's value is: path, then query (text), then body; null as "not given". */
 function lookUp(
   type: GraphQLInputType,
@@ -117,27 +109,52 @@ function lookUp(
   return { value: raw === null && !isNonNullType(type) ? undefined : raw };
 }
 
+/** One variable of a route's operation, resolved once at start-up. */
+interface VariableSlot {
+  name: string;
+  /** The client's name for it: snake_case, or the route's rename. */
+  clientName: string;
+  type: GraphQLInputType;
+  defaultValue: VariableDefinitionNode['defaultValue'];
+}
+
+/** How a route's variables are gathered: its operation's variables, typed and named for the client. */
+export type VariablePlan = readonly VariableSlot[];
+
+/** Resolves an operation's variables once: their types and the client's names for them. */
+export function planVariables(
+  schema: GraphQLSchema,
+  operation: PreparedOperation,
+  renames: Readonly<Record<string, string>> = {},
+): VariablePlan {
+  return (operation.definition.variableDefinitions ?? []).map((definition) => {
+    const name = definition.variable.name.value;
+    const type = typeFromAST(schema, definition.type);
+    if (!type) {
+      throw new Error(`${operation.name}: unknown type of variable ${name}`);
+    }
+    return {
+      name,
+      clientName: renames[name] ?? toSnake(name),
+      type: type as GraphQLInputType,
+      defaultValue: definition.defaultValue,
+    };
+  });
+}
+
 /**
  * Builds an operation's variables from the request in one pass: each variable is looked up by its
  * client name (snake_case, or a route's rename) in the path, then the query, then the body; values
  * are converted from their wire form and checked against the variable's type, every bad field
  * reported by the client's name with a reason given by its type.
  */
-export function gatherVariables(
-  schema: GraphQLSchema,
-  operation: PreparedOperation,
-  values: RequestValues,
-  renames: Readonly<Record<string, string>> = {},
-): GatheredVariables {
+export function gatherVariables(plan: VariablePlan, values: RequestValues): GatheredVariables {
   const variables: Record<string, unknown> = {};
   const fields: FieldErrors = {};
-  for (const definition of operation.definition.variableDefinitions ?? []) {
-    const name = definition.variable.name.value;
-    const clientName = renames[name] ?? toSnake(name);
+  for (const { name, clientName, type, defaultValue } of plan) {
     const report: Report = (path, reason) => {
       fields[clientFieldPath([name, ...path], { [name]: clientName })] ??= reason;
     };
-    const type = variableType(schema, definition);
     const found = lookUp(type, clientName, values);
     if ('reason' in found) {
       report([], found.reason);
@@ -145,8 +162,8 @@ export function gatherVariables(
       continue;
     }
     if (found.value === undefined) {
-      if (definition.defaultValue) {
-        variables[name] = valueFromAST(definition.defaultValue, type);
+      if (defaultValue) {
+        variables[name] = valueFromAST(defaultValue, type);
       } else if (isNonNullType(type)) {
         report([], 'REQUIRED');
         variables[name] = standIn(type);

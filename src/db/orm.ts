@@ -56,10 +56,7 @@ function baseOptions(counter: QueryCounter | undefined, log?: (message: string) 
     // One place turns "not found" into the contract's code (USER_NOT_FOUND, MEETING_NOT_FOUND, ...).
     findOneOrFailHandler: (entityName) =>
       new NotFoundError(`${toConstantCase(entityName)}_NOT_FOUND`, `${entityName} not found`),
-    onQuery: (sql) => {
-      counter?.record();
-      return sql;
-    },
+    onQuery: counter?.record ?? ((sql) => sql),
     debug: false,
     colors: false,
     allowGlobalContext: false,

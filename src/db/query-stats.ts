@@ -4,11 +4,13 @@ import { currentRequest } from '../observability/request-scope';
 export class QueryCounter {
   total = 0;
 
-  record(): void {
+  /** The ORM's `onQuery` hook: counts the statement and sends it unchanged. */
+  readonly record = (sql: string): string => {
     this.total += 1;
     const scope = currentRequest();
     if (scope) {
       scope.statements += 1;
     }
-  }
+    return sql;
+  };
 }

@@ -1,6 +1,5 @@
 import { type GraphQLSchema, isInterfaceType } from 'graphql';
 import { buildSchema, type PubSub } from 'type-graphql';
-import type { Context } from '../context';
 import { AuthResolver } from '../modules/auth/auth.resolver';
 import { FollowResolver } from '../modules/follow/follow.resolver';
 import { MeetingResolver } from '../modules/meeting/meeting.resolver';
@@ -13,7 +12,7 @@ import { SubscriptionResolver } from '../events/subscription.resolver';
 import { FollowConnection } from '../modules/follow/follow.types';
 import { MeetingConnection, ParticipantConnection } from '../modules/meeting/meeting.types';
 import { UserConnection } from '../modules/user/user.types';
-import { requireViewer } from '../shared/viewer.decorator';
+import { viewerAuthChecker } from '../shared/viewer.decorator';
 import { validateArgs } from '../shared/validation';
 
 /**
@@ -45,11 +44,7 @@ export async function createSchema(): Promise<GraphQLSchema> {
     ],
     validateFn: validateArgs,
     pubSub: NO_PUBSUB,
-    // Runs before arguments are validated, so an anonymous caller learns nothing about inputs.
-    authChecker: ({ context }: { context: Context }) => {
-      requireViewer(context);
-      return true;
-    },
+    authChecker: viewerAuthChecker,
   });
   // type-graphql wraps resolveType in an async function, which the compiled executor (graphql-jit)
   // does not await: Node answers its type synchronously.

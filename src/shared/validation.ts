@@ -1,4 +1,5 @@
 import {
+  getMetadataStorage,
   isEmail,
   type ValidationArguments,
   ValidateBy,
@@ -61,13 +62,33 @@ export function toFieldErrors(errors: ValidationError[], prefix = ''): FieldErro
   return fields;
 }
 
-/** type-graphql's hook: validates argument objects and throws the contract's field errors. */
-export const validateArgs: ValidatorFn = async (argValue) => {
-  const fields = await fieldErrorsOf(argValue);
-  if (Object.keys(fields).length > 0) {
-    throw new ValidationFailedError(fields);
+/**
+ * type-graphql's hook: validates argument objects and throws the contract's field errors. It is
+ * called for every argument of every resolver; scalars (checked by their types) return at once.
+ */
+export const validateArgs: ValidatorFn = (argValue) => {
+  if (argValue === null || typeof argValue !== 'object') {
+    return undefined;
   }
+  return fieldErrorsOf(argValue).then((fields) => {
+    if (Object.keys(fields).length > 0) {
+      throw new ValidationFailedError(fields);
+    }
+  });
 };
+
+const hasRulesByClass = new WeakMap<object, boolean>();
+
+/** Whether class-validator has rules for an object's class (its own or inherited), once per class. */
+function hasRules(target: object): boolean {
+  const type = target.constructor;
+  let known = hasRulesByClass.get(type);
+  if (known === undefined) {
+    known = getMetadataStorage().getTargetValidationMetadatas(type, '', true, false).length > 0;
+    hasRulesByClass.set(type, known);
+  }
+  return known;
+}
 
 /**
  * The rule failures of an argument value (an instance of its input or args class, or a list of
@@ -81,7 +102,10 @@ export async function fieldErrorsOf(argValue: unknown): Promise<FieldErrors> {
   if (withNul.length > 0) {
     return Object.fromEntries(withNul.map((path) => [path, 'INVALID_FORMAT']));
   }
-  const targets: object[] = Array.isArray(argValue) ? argValue : [argValue];
+  // An args class with no rules (ids, typed by their scalars) is not walked by class-validator.
+  const targets = (Array.isArray(argValue) ? (argValue as unknown[]) : [argValue]).filter(
+    (target): target is object => target !== null && typeof target === 'object' && hasRules(target),
+  );
   const errors = (
     await Promise.all(
       targets.map((target) =>

@@ -1,4 +1,4 @@
-import { createParameterDecorator } from 'type-graphql';
+import { type AuthChecker, createParameterDecorator } from 'type-graphql';
 import type { Context } from '../context';
 import type { UserRecord } from '../modules/user/user.store';
 import { UnauthenticatedError } from './errors';
@@ -15,6 +15,12 @@ export function requireViewer(context: Context): UserRecord {
   }
   return context.auth.user;
 }
+
+/** The schema's authChecker: runs before arguments are validated, so an anonymous caller learns nothing about inputs. */
+export const viewerAuthChecker: AuthChecker<Context> = ({ context }) => {
+  requireViewer(context);
+  return true;
+};
 
 /** Injects the caller that `@Authorized()` admitted into a resolver method. */
 export const Viewer = () =>
