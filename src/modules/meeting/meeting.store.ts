@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { readAll, arrayLiteral, byIds, selectByIds, selectRows } from '../../db/rows';
+import { readAll, arrayLiteral, byIds, type Row, selectByIds, selectRows } from '../../db/rows';
 import { type ReadModel, readerOf } from '../../db/read-model';
 import {
   countList,
@@ -57,6 +57,46 @@ const MINE =
   `select ${meetings.select('m')} from "meetings" m where m."owner_id" = ? or m."id" in ` +
   `(select p."meeting_id" from "participants" p where p."user_id" = ? and p."status" = ?) ` +
   `order by m."start_time" desc, m."id" desc`;
+
+/** The values of MINE's placeholders and of its page's. */
+const mineParams = (userId: string, page: Page): unknown[] => [
+  userId,
+  userId,
+  ParticipantStatus.ACCEPTED,
+  ...pageParams(page),
+];
+
+/** The caller's meetings as MINE pages them, each with its participants and their users. */
+const mineWithParticipants = (page: Page): string =>
+  `with mine as (${MINE}${pageClause(page)}) ` +
+  `select mine.*, ${joinedParticipants.select('p')}, ${joinedUsers.select('u')} from mine ` +
+  `left join "participants" p on p."meeting_id" = mine."id" ` +
+  `left join "users" u on u."id" = p."user_id" ` +
+  `order by mine."startTime" desc, mine."id" desc, ${PARTICIPANT_ORDER('p')}`;
+
+/** Meetings with their participants and those participants' users. */
+export type MeetingsWithParticipants = { meetings: MeetingRecord[] } & MeetingParticipants;
+
+/** Reads joined rows of meetings × participants × users, meetings in the order of the rows. */
+function groupByMeeting(rows: readonly Row[]): MeetingsWithParticipants {
+  const found = new Map<string, MeetingRecord>();
+  const byMeeting = new Map<string, ParticipantRecord[]>();
+  for (const row of rows) {
+    const id = row['id'] as string;
+    if (!found.has(id)) {
+      const meeting = meetings.read(row);
+      if (meeting) {
+        found.set(id, meeting);
+        byMeeting.set(id, []);
+      }
+    }
+    const participant = joinedParticipants.read(row);
+    if (participant) {
+      byMeeting.get(id)?.push(participant);
+    }
+  }
+  return { meetings: [...found.values()], byMeeting, users: readAll(joinedUsers, rows) };
+}
 
 const byStart = (direction: 'asc' | 'desc'): KeysetOrder<MeetingRecord> => ({
   columns: [
@@ -115,38 +155,24 @@ export class MeetingStore {
    * Meetings by id with their participants and those participants' users, in one query: who may
    * see a meeting depends on them, and a meeting is rarely shown without them.
    */
-  async withParticipants(
-    ids: readonly string[],
-  ): Promise<{ meetings: MeetingRecord[] } & MeetingParticipants> {
-    const rows = await selectByIds(this.em, WITH_PARTICIPANTS, ids);
-    const found = new Map<string, MeetingRecord>();
-    const byMeeting = new Map<string, ParticipantRecord[]>();
-    for (const row of rows) {
-      const id = row['id'] as string;
-      if (!found.has(id)) {
-        const meeting = meetings.read(row);
-        if (meeting) {
-          found.set(id, meeting);
-          byMeeting.set(id, []);
-        }
-      }
-      const participant = joinedParticipants.read(row);
-      if (participant) {
-        byMeeting.get(id)?.push(participant);
-      }
-    }
-    return { meetings: [...found.values()], byMeeting, users: readAll(joinedUsers, rows) };
+  async withParticipants(ids: readonly string[]): Promise<MeetingsWithParticipants> {
+    return groupByMeeting(await selectByIds(this.em, WITH_PARTICIPANTS, ids));
   }
 
   /** Meetings a user owns or has accepted, latest start first. */
   async ownedOrAccepted(userId: string, page: Page): Promise<MeetingRecord[]> {
-    const rows = await selectRows(this.em, `${MINE}${pageClause(page)}`, [
-      userId,
-      userId,
-      ParticipantStatus.ACCEPTED,
-      ...pageParams(page),
-    ]);
+    const rows = await selectRows(this.em, `${MINE}${pageClause(page)}`, mineParams(userId, page));
     return readAll(meetings, rows);
+  }
+
+  /** {@link ownedOrAccepted} with each meeting's participants and their users, in one statement. */
+  async ownedOrAcceptedWithParticipants(
+    userId: string,
+    page: Page,
+  ): Promise<MeetingsWithParticipants> {
+    return groupByMeeting(
+      await selectRows(this.em, mineWithParticipants(page), mineParams(userId, page)),
+    );
   }
 
   /** A slice of the meetings a user owns or is invited to, by start time, and their count. */
