@@ -12,27 +12,26 @@ import type { Page } from '../../shared/pagination';
 import type { Loaders } from '../../loaders';
 import type { Stores } from '../../stores';
 import { type MeetingChange, MeetingEventKind, meetingNotices } from '../../events/meeting-event';
-import { type Participant, ParticipantStatus } from '../participant/participant.entity';
+import { ParticipantStatus } from '../participant/participant.entity';
 import type {
   InvitationFilter,
   ParticipantRecord,
   ParticipantSlice,
 } from '../participant/participant.store';
-import type { UserRecord } from '../user/user.store';
+import { type UserRecord, userNotFound } from '../user/user.store';
 import { MeetingStatus } from './meeting.entity';
 import type { AddParticipantInput, CreateMeetingInput } from './meeting.inputs';
 import { isClosed, managesMeeting, seesMeeting, statusAfterAnswers } from './meeting.rules';
 import type { LockedMeeting, MeetingFilter, MeetingRecord } from './meeting.store';
 
 /** A guest's arrival, as the meeting's subscribers and the guest's invitations hear of it. */
-const added = (guest: Participant): MeetingChange => ({
+const added = (guest: Pick<ParticipantRecord, 'id' | 'userId'>): MeetingChange => ({
   kind: MeetingEventKind.PARTICIPANT_ADDED,
   participantId: guest.id,
   userId: guest.userId,
 });
 
 const meetingNotFound = () => new NotFoundError('MEETING_NOT_FOUND', 'Meeting not found');
-const userNotFound = () => new NotFoundError('USER_NOT_FOUND', 'User not found');
 const meetingClosed = () => new ConflictError('MEETING_CLOSED', 'The meeting is closed');
 const alreadyParticipant = () =>
   new ConflictError('USER_ALREADY_A_PARTICIPANT', 'The user is already a participant');
@@ -139,14 +138,14 @@ export class MeetingService {
       });
       // Explicit timestamps keep the owner first and the guests in the order given.
       const start = created.createdAt.getTime();
-      tx.participants.add({
+      tx.participants.create({
         meetingId: created.id,
         userId: viewer.id,
         status: ParticipantStatus.ACCEPTED,
         createdAt: new Date(start),
       });
       const guests = args.participants.map((participant, index) =>
-        tx.participants.add({
+        tx.participants.create({
           meetingId: created.id,
           userId: invited[index] as string,
           status: participant.status ?? ParticipantStatus.NEW,
@@ -186,13 +185,15 @@ export class MeetingService {
           if (participants.some((existing) => existing.userId === userId)) {
             throw alreadyParticipant();
           }
-          const guest = tx.participants.add({ meetingId: meeting.id, userId, status });
-          const before = meeting.status;
-          if (meeting.status === MeetingStatus.CONFIRMED && status !== ParticipantStatus.ACCEPTED) {
-            meeting.status = MeetingStatus.PENDING;
-          }
+          const guest = await tx.participants.add({ meetingId: meeting.id, userId, status });
+          // A confirmed meeting waits again for a guest who has not accepted.
+          const after =
+            meeting.status === MeetingStatus.CONFIRMED && status !== ParticipantStatus.ACCEPTED
+              ? MeetingStatus.PENDING
+              : meeting.status;
+          await tx.meetings.update(meeting, { status: after });
           await tx.events.publish(
-            meetingNotices(meeting.id, [added(guest)], { before, after: meeting.status }),
+            meetingNotices(meeting.id, [added(guest)], { before: meeting.status, after }),
           );
           // The added user is usually shown with the answer: no second read.
           this.loaders.primeUsers([user]);
@@ -201,7 +202,7 @@ export class MeetingService {
       { participants_meeting_user_unique: alreadyParticipant },
     );
     this.loaders.forgetMeeting(args.meetingId);
-    return toReadModel(participant);
+    return participant;
   }
 
   /** The viewer accepts; once everyone has, the meeting is confirmed. Repeating changes nothing. */
@@ -234,16 +235,16 @@ export class MeetingService {
           'The owner cannot decline their own meeting',
         );
       }
-      const before = { answer: mine.status, status: locked.meeting.status };
-      mine.status = status;
-      locked.meeting.status = statusAfterAnswers(
-        locked.meeting.status,
-        locked.meeting.ownerId,
-        locked.participants,
-      );
       // Answering again the same way changes nothing, and tells nobody.
+      const [answer = mine] = await tx.participants.setStatus([mine], status);
+      const answers = locked.participants.map((participant) =>
+        participant === mine ? answer : participant,
+      );
+      const meeting = await tx.meetings.update(locked.meeting, {
+        status: statusAfterAnswers(locked.meeting.status, locked.meeting.ownerId, answers),
+      });
       const answered: MeetingChange[] =
-        before.answer === status
+        mine.status === status
           ? []
           : [
               {
@@ -253,15 +254,15 @@ export class MeetingService {
               },
             ];
       await tx.events.publish(
-        meetingNotices(locked.meeting.id, answered, {
-          before: before.status,
-          after: locked.meeting.status,
+        meetingNotices(meeting.id, answered, {
+          before: locked.meeting.status,
+          after: meeting.status,
         }),
       );
-      return locked.meeting;
+      return meeting;
     });
     this.loaders.forgetMeeting(meetingId);
-    return toReadModel(meeting);
+    return meeting;
   }
 }
 

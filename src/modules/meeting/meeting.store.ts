@@ -1,7 +1,6 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { readAll, arrayLiteral, byIds, selectByIds, selectRows } from '../../db/rows';
-import { type ReadModel, readerOf } from '../../db/read-model';
+import { readAll, arrayLiteral, byIds, executeRows, selectByIds, selectRows } from '../../db/rows';
+import { type ReadModel, readerOf, updateOf } from '../../db/read-model';
 import {
   countList,
   type KeysetOrder,
@@ -38,13 +37,29 @@ export interface MeetingFilter {
   order?: 'asc' | 'desc' | null;
 }
 
-/** A meeting locked for a write, with its participants. */
+/** What a write may change of a meeting (its id, owner and creation stay). */
+export type MeetingChanges = Partial<
+  Pick<
+    MeetingRecord,
+    | 'title'
+    | 'type'
+    | 'startTime'
+    | 'location'
+    | 'locationUrl'
+    | 'appointedBy'
+    | 'assignedTo'
+    | 'status'
+  >
+>;
+
+/** A meeting locked for a write, with its participants in the order they were added. */
 export interface LockedMeeting {
-  meeting: Meeting;
-  participants: Participant[];
+  meeting: MeetingRecord;
+  participants: ParticipantRecord[];
 }
 
 const meetings = readerOf(Meeting);
+const participants = readerOf(Participant);
 const joinedParticipants = readerOf(Participant, 'p_');
 const joinedUsers = readerOf(User, 'u_');
 const WITH_PARTICIPANTS = byIds(
@@ -53,6 +68,10 @@ const WITH_PARTICIPANTS = byIds(
     `left join "users" u on u."id" = p."user_id" where m."id" {match} ` +
     `order by m."id", ${PARTICIPANT_ORDER('p')}`,
 );
+const LOCK = `select ${meetings.select('m')} from "meetings" m where m."id" = ? for update`;
+const LOCKED_PARTICIPANTS =
+  `select ${participants.select('p')} from "participants" p where p."meeting_id" = ? ` +
+  `order by ${PARTICIPANT_ORDER('p')}`;
 const MINE =
   `select ${meetings.select('m')} from "meetings" m where m."owner_id" = ? or m."id" in ` +
   `(select p."meeting_id" from "participants" p where p."user_id" = ? and p."status" = ?) ` +
@@ -160,31 +179,47 @@ export class MeetingStore {
     return { slice, count: () => countList(this.em, query) };
   }
 
-  /** Locks a meeting's row for this transaction and loads its participants, or null. */
+  /**
+   * Locks a meeting's row until the transaction ends and reads it with its participants; null if
+   * there is no such meeting. Two statements: one statement reads with the snapshot it started
+   * with, so participants joined to a row whose lock it had to wait for would be read as they were
+   * before the transaction that held the lock (an answer or an add) committed.
+   */
   async lock(meetingId: string): Promise<LockedMeeting | null> {
-    const meeting = await this.em.findOne(
-      Meeting,
-      { id: meetingId },
-      { lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
+    const [row] = await selectRows(this.em, LOCK, [meetingId]);
+    const meeting = row ? meetings.read(row) : null;
     if (!meeting) {
       return null;
     }
-    const participants = await this.em.find(
-      Participant,
-      { meetingId },
-      { orderBy: { createdAt: 'asc', id: 'asc' } },
-    );
-    return { meeting, participants };
+    const rows = await selectRows(this.em, LOCKED_PARTICIPANTS, [meetingId]);
+    return { meeting, participants: readAll(participants, rows) };
   }
 
-  /** Creates a meeting (written with the next flush). */
+  /**
+   * Writes the changes that differ from the meeting as it is, with a new `updatedAt`, and answers
+   * the meeting as it now is; changing nothing writes nothing.
+   */
+  async update(meeting: MeetingRecord, changes: MeetingChanges): Promise<MeetingRecord> {
+    const changed: MeetingChanges = {};
+    for (const [key, value] of Object.entries(changes) as [keyof MeetingChanges, unknown][]) {
+      if (value !== undefined && value !== meeting[key]) {
+        Object.assign(changed, { [key]: value });
+      }
+    }
+    if (Object.keys(changed).length === 0) {
+      return meeting;
+    }
+    const updated: MeetingRecord = { ...meeting, ...changed, updatedAt: new Date().toISOString() };
+    const { sql, params } = updateOf(Meeting, 'meetings', [meeting.id], {
+      ...changed,
+      updatedAt: updated.updatedAt,
+    });
+    await executeRows(this.em, sql, params);
+    return updated;
+  }
+
+  /** Creates a meeting (the ORM writes it when the transaction commits). */
   create(fields: NewMeeting): Meeting {
     return this.em.create(Meeting, fields);
-  }
-
-  /** Writes what this unit of work changed. */
-  flush(): Promise<void> {
-    return this.em.flush();
   }
 }

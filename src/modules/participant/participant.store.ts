@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { readAll, arrayLiteral, byIds, selectByIds, selectRows } from '../../db/rows';
-import { type ReadModel, readerOf } from '../../db/read-model';
+import { readAll, arrayLiteral, byIds, executeRows, selectByIds, selectRows } from '../../db/rows';
+import { insertOf, type ReadModel, readerOf, updateOf } from '../../db/read-model';
 import { countList, byCreation, readSlice, type Slice, type SliceRequest } from '../../db/keyset';
 import { type Page, pageClause, pageParams } from '../../shared/pagination';
 import { MeetingStatus } from '../meeting/meeting.entity';
@@ -133,13 +134,52 @@ export class ParticipantStore {
     return { slice, users: [], count: () => countList(this.em, query) };
   }
 
-  /** Adds a participant (written with the next flush). */
-  add(fields: Pick<Participant, 'meetingId' | 'userId' | 'status'> & { createdAt?: Date }) {
+  /** Creates a participant of a meeting being created (the ORM writes it at commit). */
+  create(fields: Pick<Participant, 'meetingId' | 'userId' | 'status'> & { createdAt: Date }) {
     return this.em.create(Participant, fields);
   }
 
-  /** Takes a participant out of its meeting (deleted with the next flush). */
-  remove(participant: Participant): void {
-    this.em.remove(participant);
+  /** Adds a user to a meeting now, and answers the participant as written. */
+  async add(fields: Pick<ParticipantRecord, 'meetingId' | 'userId' | 'status'>) {
+    const now = new Date().toISOString();
+    const participant: ParticipantRecord = {
+      id: randomUUID(),
+      createdAt: now,
+      updatedAt: now,
+      ...fields,
+    };
+    const { sql, params } = insertOf(Participant, 'participants', participant);
+    await executeRows(this.em, sql, params);
+    return participant;
+  }
+
+  /**
+   * Gives these participants an answer, writing (with a new `updatedAt`, in one statement) only
+   * those whose answer it changes; answers them all as they now are.
+   */
+  async setStatus(
+    given: readonly ParticipantRecord[],
+    status: ParticipantStatus,
+  ): Promise<ParticipantRecord[]> {
+    const changing = given.filter((participant) => participant.status !== status);
+    if (changing.length === 0) {
+      return [...given];
+    }
+    const updatedAt = new Date().toISOString();
+    const { sql, params } = updateOf(
+      Participant,
+      'participants',
+      changing.map((participant) => participant.id),
+      { status, updatedAt },
+    );
+    await executeRows(this.em, sql, params);
+    return given.map((participant) =>
+      participant.status === status ? participant : { ...participant, status, updatedAt },
+    );
+  }
+
+  /** Takes a participant out of its meeting. */
+  async remove(participant: ParticipantRecord): Promise<void> {
+    await executeRows(this.em, 'delete from "participants" where "id" = ?', [participant.id]);
   }
 }

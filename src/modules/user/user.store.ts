@@ -6,9 +6,13 @@ import { type KeysetOrder, readSlice, type Slice, type SliceRequest } from '../.
 import { type Page, pageClause, pageParams } from '../../shared/pagination';
 import { User } from './user.entity';
 import { VISIBLE_USER, visibleUserSql } from './user.rules';
+import { NotFoundError } from '../../shared/errors';
 
 /** A user as queries and mutations answer it (never the password hash). */
 export type UserRecord = ReadModel<User>;
+
+/** What asking for a user who is not there (or not visible) answers. */
+export const userNotFound = () => new NotFoundError('USER_NOT_FOUND', 'User not found');
 
 /** The fields a registration writes. */
 export type NewUser = Pick<User, 'name' | 'email' | 'account' | 'passwordHash'>;
@@ -25,6 +29,10 @@ const users = readerOf(User);
 const SELECT = `select ${users.select('u')} from "users" u`;
 const BY_IDS = byIds(`${SELECT} where u."id" {match}`);
 const BY_EMAIL = `${SELECT} where u."email" = ?`;
+const VISIBLE = {
+  byId: `${SELECT} where u."id" = ? and ${visibleUserSql('u')}`,
+  byAccount: `${SELECT} where u."account" = ? and ${visibleUserSql('u')}`,
+};
 const MATCHES =
   `${visibleUserSql('u')} ` + `and (u."name" ilike ? or u."account" ilike ? or u."email" ilike ?)`;
 const SEARCH = {
@@ -73,7 +81,14 @@ export class UserStore {
 
   /** A visible user by id or account name; USER_NOT_FOUND otherwise. */
   async visible(by: { id: string } | { account: string }): Promise<UserRecord> {
-    return toReadModel(await this.em.findOneOrFail(User, { ...by, ...VISIBLE_USER }));
+    const [row] = await selectRows(this.em, 'id' in by ? VISIBLE.byId : VISIBLE.byAccount, [
+      'id' in by ? by.id : by.account,
+    ]);
+    const user = row ? users.read(row) : null;
+    if (!user) {
+      throw userNotFound();
+    }
+    return user;
   }
 
   /** How many of the ids name visible users. */
