@@ -137,12 +137,19 @@ export function insertOf<E>(
   };
 }
 
-/** Sets the given properties of the records with these ids (at least one) of an entity's table. */
+/** The records with these ids (at least one): `"id" = ?`, or `= any(?::uuid[])` for several. */
+export function idIn(ids: readonly string[]): Statement {
+  return ids.length > 1
+    ? { sql: '"id" = any(?::uuid[])', params: [arrayLiteral(ids)] }
+    : { sql: '"id" = ?', params: [ids[0]] };
+}
+
+/** Sets the given properties of the records of an entity's table that `where` selects. */
 export function updateOf<E>(
   entity: EntityClass<E>,
   table: string,
-  ids: readonly string[],
   changes: Partial<ReadModel<E>>,
+  where: Statement,
 ): Statement {
   const columns = readModelColumns(entity);
   const set: string[] = [];
@@ -155,10 +162,8 @@ export function updateOf<E>(
     set.push(`"${column.name}" = ?`);
     params.push(value ?? null);
   }
-  const many = ids.length > 1;
-  params.push(many ? arrayLiteral(ids) : ids[0]);
   return {
-    sql: `update "${table}" set ${set.join(', ')} where "id" ${many ? '= any(?::uuid[])' : '= ?'}`,
-    params,
+    sql: `update "${table}" set ${set.join(', ')} where ${where.sql}`,
+    params: [...params, ...where.params],
   };
 }

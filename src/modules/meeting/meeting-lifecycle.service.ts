@@ -212,7 +212,9 @@ export class MeetingLifecycleService {
     work: (locked: LockedMeeting, tx: Stores) => Promise<Outcome>,
   ): Promise<MeetingRecord> {
     const meeting = await this.stores.transaction(async (tx) => {
-      const locked = await lockVisible(tx, viewer, meetingId);
+      const locked = await lockVisible(tx, viewer, meetingId, () =>
+        tx.participants.ofLocked(meetingId),
+      );
       const { meeting: after, change } = await work(locked, tx);
       await tx.events.publish(
         meetingNotices(after.id, change ? [change] : [], {

@@ -1,6 +1,7 @@
 import { toReadModel } from '../../db/read-model';
 import { onUniqueViolation } from '../../shared/db-errors';
 import {
+  type AppError,
   ConflictError,
   ForbiddenError,
   NotFoundError,
@@ -33,6 +34,8 @@ const added = (guest: Pick<ParticipantRecord, 'id' | 'userId'>): MeetingChange =
 
 const meetingNotFound = () => new NotFoundError('MEETING_NOT_FOUND', 'Meeting not found');
 const meetingClosed = () => new ConflictError('MEETING_CLOSED', 'The meeting is closed');
+const ownerCannotDecline = () =>
+  new ForbiddenError('OWNER_CANNOT_DECLINE', 'The owner cannot decline their own meeting');
 const alreadyParticipant = () =>
   new ConflictError('USER_ALREADY_A_PARTICIPANT', 'The user is already a participant');
 
@@ -171,7 +174,12 @@ export class MeetingService {
     const participant = await onUniqueViolation(
       () =>
         this.stores.transaction(async (tx) => {
-          const { meeting, participants } = await lockVisible(tx, viewer, args.meetingId);
+          const { meeting, participants, user } = await lockVisible(
+            tx,
+            viewer,
+            args.meetingId,
+            () => tx.participants.ofLockedWithUser(args.meetingId, userId),
+          );
           if (!managesMeeting(viewer, meeting)) {
             throw new ForbiddenError(
               'ONLY_MEETING_OWNER_CAN_ADD_PARTICIPANTS',
@@ -181,7 +189,9 @@ export class MeetingService {
           if (isClosed(meeting)) {
             throw meetingClosed();
           }
-          const user = await tx.users.visible({ id: userId });
+          if (!user) {
+            throw userNotFound();
+          }
           if (participants.some((existing) => existing.userId === userId)) {
             throw alreadyParticipant();
           }
@@ -221,24 +231,26 @@ export class MeetingService {
     status: ParticipantStatus,
   ): Promise<MeetingRecord> {
     const meeting = await this.stores.transaction(async (tx) => {
-      const locked = await lockVisible(tx, viewer, meetingId);
+      // The answer is written with the participants' read, unless the meeting alone refuses it
+      // (a refusal found later rolls it back); answering again the same way writes nothing.
+      const locked = await lockVisible(tx, viewer, meetingId, (found) =>
+        tx.participants.ofLockedAnswering(
+          meetingId,
+          viewer.id,
+          status,
+          !answerRefusal(viewer, found, status),
+        ),
+      );
       const mine = locked.participants.find((participant) => participant.userId === viewer.id);
       if (!mine) {
         throw new ForbiddenError('NOT_A_PARTICIPANT', 'You are not a participant of this meeting');
       }
-      if (isClosed(locked.meeting)) {
-        throw meetingClosed();
+      const refusal = answerRefusal(viewer, locked.meeting, status);
+      if (refusal) {
+        throw refusal();
       }
-      if (status === ParticipantStatus.DECLINED && locked.meeting.ownerId === viewer.id) {
-        throw new ForbiddenError(
-          'OWNER_CANNOT_DECLINE',
-          'The owner cannot decline their own meeting',
-        );
-      }
-      // Answering again the same way changes nothing, and tells nobody.
-      const [answer = mine] = await tx.participants.setStatus([mine], status);
       const answers = locked.participants.map((participant) =>
-        participant === mine ? answer : participant,
+        participant === mine ? { ...participant, status } : participant,
       );
       const meeting = await tx.meetings.update(locked.meeting, {
         status: statusAfterAnswers(locked.meeting.status, locked.meeting.ownerId, answers),
@@ -280,15 +292,34 @@ export async function requireVisibleUsers(
   }
 }
 
-/** Locks the meeting for the transaction and checks that the viewer may see it. */
-export async function lockVisible(
+/**
+ * Locks the meeting for the transaction, then `read`s its participants (and what else the caller
+ * needs with them, in the same statement), and checks that the viewer may see it.
+ */
+export async function lockVisible<R extends Pick<LockedMeeting, 'participants'>>(
   tx: Stores,
   viewer: UserRecord,
   meetingId: string,
-): Promise<LockedMeeting> {
-  const locked = await tx.meetings.lock(meetingId);
+  read: (meeting: MeetingRecord) => Promise<R>,
+): Promise<R & Pick<LockedMeeting, 'meeting'>> {
+  const meeting = await tx.meetings.lock(meetingId);
+  const locked = meeting && { ...(await read(meeting)), meeting };
   if (!locked || !seesMeeting(viewer, locked.meeting, locked.participants)) {
     throw meetingNotFound();
   }
   return locked;
+}
+
+/** Why the meeting itself refuses the viewer's answer (closed; the owner declining), or null. */
+function answerRefusal(
+  viewer: UserRecord,
+  meeting: MeetingRecord,
+  status: ParticipantStatus,
+): (() => AppError) | null {
+  if (isClosed(meeting)) {
+    return meetingClosed;
+  }
+  return status === ParticipantStatus.DECLINED && meeting.ownerId === viewer.id
+    ? ownerCannotDecline
+    : null;
 }

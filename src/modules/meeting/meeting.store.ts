@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { readAll, arrayLiteral, byIds, executeRows, selectByIds, selectRows } from '../../db/rows';
-import { type ReadModel, readerOf, updateOf } from '../../db/read-model';
+import { idIn, type ReadModel, readerOf, updateOf } from '../../db/read-model';
 import {
   countList,
   type KeysetOrder,
@@ -59,7 +59,6 @@ export interface LockedMeeting {
 }
 
 const meetings = readerOf(Meeting);
-const participants = readerOf(Participant);
 const joinedParticipants = readerOf(Participant, 'p_');
 const joinedUsers = readerOf(User, 'u_');
 const WITH_PARTICIPANTS = byIds(
@@ -69,9 +68,6 @@ const WITH_PARTICIPANTS = byIds(
     `order by m."id", ${PARTICIPANT_ORDER('p')}`,
 );
 const LOCK = `select ${meetings.select('m')} from "meetings" m where m."id" = ? for update`;
-const LOCKED_PARTICIPANTS =
-  `select ${participants.select('p')} from "participants" p where p."meeting_id" = ? ` +
-  `order by ${PARTICIPANT_ORDER('p')}`;
 const MINE =
   `select ${meetings.select('m')} from "meetings" m where m."owner_id" = ? or m."id" in ` +
   `(select p."meeting_id" from "participants" p where p."user_id" = ? and p."status" = ?) ` +
@@ -180,19 +176,14 @@ export class MeetingStore {
   }
 
   /**
-   * Locks a meeting's row until the transaction ends and reads it with its participants; null if
-   * there is no such meeting. Two statements: one statement reads with the snapshot it started
-   * with, so participants joined to a row whose lock it had to wait for would be read as they were
-   * before the transaction that held the lock (an answer or an add) committed.
+   * Locks a meeting's row until the transaction ends and reads it; null if there is no such
+   * meeting. Its participants are read by the next statement (see ParticipantStore.ofLocked): one
+   * statement reads with the snapshot it started with, so participants joined to a row whose lock
+   * it waited for would be read as they were before the transaction holding the lock committed.
    */
-  async lock(meetingId: string): Promise<LockedMeeting | null> {
+  async lock(meetingId: string): Promise<MeetingRecord | null> {
     const [row] = await selectRows(this.em, LOCK, [meetingId]);
-    const meeting = row ? meetings.read(row) : null;
-    if (!meeting) {
-      return null;
-    }
-    const rows = await selectRows(this.em, LOCKED_PARTICIPANTS, [meetingId]);
-    return { meeting, participants: readAll(participants, rows) };
+    return row ? meetings.read(row) : null;
   }
 
   /**
@@ -210,10 +201,12 @@ export class MeetingStore {
       return meeting;
     }
     const updated: MeetingRecord = { ...meeting, ...changed, updatedAt: new Date().toISOString() };
-    const { sql, params } = updateOf(Meeting, 'meetings', [meeting.id], {
-      ...changed,
-      updatedAt: updated.updatedAt,
-    });
+    const { sql, params } = updateOf(
+      Meeting,
+      'meetings',
+      { ...changed, updatedAt: updated.updatedAt },
+      idIn([meeting.id]),
+    );
     await executeRows(this.em, sql, params);
     return updated;
   }

@@ -29,10 +29,6 @@ const users = readerOf(User);
 const SELECT = `select ${users.select('u')} from "users" u`;
 const BY_IDS = byIds(`${SELECT} where u."id" {match}`);
 const BY_EMAIL = `${SELECT} where u."email" = ?`;
-const VISIBLE = {
-  byId: `${SELECT} where u."id" = ? and ${visibleUserSql('u')}`,
-  byAccount: `${SELECT} where u."account" = ? and ${visibleUserSql('u')}`,
-};
 const MATCHES =
   `${visibleUserSql('u')} ` + `and (u."name" ilike ? or u."account" ilike ? or u."email" ilike ?)`;
 const SEARCH = {
@@ -81,14 +77,7 @@ export class UserStore {
 
   /** A visible user by id or account name; USER_NOT_FOUND otherwise. */
   async visible(by: { id: string } | { account: string }): Promise<UserRecord> {
-    const [row] = await selectRows(this.em, 'id' in by ? VISIBLE.byId : VISIBLE.byAccount, [
-      'id' in by ? by.id : by.account,
-    ]);
-    const user = row ? users.read(row) : null;
-    if (!user) {
-      throw userNotFound();
-    }
-    return user;
+    return toReadModel(await this.em.findOneOrFail(User, { ...by, ...VISIBLE_USER }));
   }
 
   /** How many of the ids name visible users. */
