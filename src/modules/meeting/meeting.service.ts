@@ -231,8 +231,8 @@ export class MeetingService {
     status: ParticipantStatus,
   ): Promise<MeetingRecord> {
     const meeting = await this.stores.transaction(async (tx) => {
-      // The answer is written with the participants' read, unless the meeting alone refuses it
-      // (a refusal found later rolls it back); answering again the same way writes nothing.
+      // The answer is written by the participants' read unless the meeting refuses it (a viewer
+      // who is no participant matches no row); answering again the same way writes nothing.
       const locked = await lockVisible(tx, viewer, meetingId, (found) =>
         tx.participants.ofLockedAnswering(
           meetingId,

@@ -200,7 +200,9 @@ export class ParticipantStore {
   }
 
   /** Adds a user to a meeting now, and answers the participant as written. */
-  async add(fields: Pick<ParticipantRecord, 'meetingId' | 'userId' | 'status'>) {
+  async add(
+    fields: Pick<ParticipantRecord, 'meetingId' | 'userId' | 'status'>,
+  ): Promise<ParticipantRecord> {
     const now = new Date().toISOString();
     const participant: ParticipantRecord = {
       id: randomUUID(),
@@ -215,27 +217,19 @@ export class ParticipantStore {
 
   /**
    * Gives these participants an answer, writing (with a new `updatedAt`, in one statement) only
-   * those whose answer it changes; answers them all as they now are.
+   * those whose answer it changes.
    */
-  async setStatus(
-    given: readonly ParticipantRecord[],
-    status: ParticipantStatus,
-  ): Promise<ParticipantRecord[]> {
+  async setStatus(given: readonly ParticipantRecord[], status: ParticipantStatus): Promise<void> {
     const changing = given.filter((participant) => participant.status !== status);
-    if (changing.length === 0) {
-      return [...given];
+    if (changing.length > 0) {
+      const { sql, params } = updateOf(
+        Participant,
+        'participants',
+        { status, updatedAt: new Date().toISOString() },
+        idIn(changing.map((participant) => participant.id)),
+      );
+      await executeRows(this.em, sql, params);
     }
-    const updatedAt = new Date().toISOString();
-    const { sql, params } = updateOf(
-      Participant,
-      'participants',
-      { status, updatedAt },
-      idIn(changing.map((participant) => participant.id)),
-    );
-    await executeRows(this.em, sql, params);
-    return given.map((participant) =>
-      participant.status === status ? participant : { ...participant, status, updatedAt },
-    );
   }
 
   /** Takes a participant out of its meeting. */
