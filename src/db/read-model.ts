@@ -6,7 +6,7 @@ import {
   ReferenceKind,
   UnderscoreNamingStrategy,
 } from '@mikro-orm/core';
-import { type Column, RecordReader } from './rows';
+import { arrayLiteral, type Column, RecordReader } from './rows';
 
 /** A class the ORM maps; only its name and prototype chain are read here. */
 export type EntityClass<E> = abstract new (...args: never[]) => E;
@@ -110,4 +110,60 @@ export function toReadModel<E extends object>(entity: E): ReadModel<E> {
     record[key] = column.timestamp && value instanceof Date ? value.toISOString() : value;
   }
   return record as ReadModel<E>;
+}
+
+/** One statement and its values (`?` placeholders). */
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * Inserts a record of an entity into its table: every readable column, named as the entity
+ * declares it. Timestamps are ISO text, as records hold them.
+ */
+export function insertOf<E>(
+  entity: EntityClass<E>,
+  table: string,
+  record: ReadModel<E>,
+): Statement {
+  const columns = [...readModelColumns(entity)];
+  const values = record as Record<string, unknown>;
+  return {
+    sql:
+      `insert into "${table}" (${columns.map(([, column]) => `"${column.name}"`).join(', ')}) ` +
+      `values (${columns.map(() => '?').join(', ')})`,
+    params: columns.map(([key]) => values[key] ?? null),
+  };
+}
+
+/** The records with these ids (at least one): `"id" = ?`, or `= any(?::uuid[])` for several. */
+export function idIn(ids: readonly string[]): Statement {
+  return ids.length > 1
+    ? { sql: '"id" = any(?::uuid[])', params: [arrayLiteral(ids)] }
+    : { sql: '"id" = ?', params: [ids[0]] };
+}
+
+/** Sets the given properties of the records of an entity's table that `where` selects. */
+export function updateOf<E>(
+  entity: EntityClass<E>,
+  table: string,
+  changes: Partial<ReadModel<E>>,
+  where: Statement,
+): Statement {
+  const columns = readModelColumns(entity);
+  const set: string[] = [];
+  const params: unknown[] = [];
+  for (const [key, value] of Object.entries(changes)) {
+    const column = columns.get(key);
+    if (!column) {
+      throw new Error(`${entity.name} has no readable column for ${key}`);
+    }
+    set.push(`"${column.name}" = ?`);
+    params.push(value ?? null);
+  }
+  return {
+    sql: `update "${table}" set ${set.join(', ')} where ${where.sql}`,
+    params: [...params, ...where.params],
+  };
 }

@@ -142,7 +142,7 @@ export async function selectRows(
   const transaction = em.getTransactionContext();
   const knex = connection.getKnex();
   if (transaction || !onServer(knex)) {
-    return connection.execute<Row[]>(sql, [...params], 'all', transaction);
+    return executeRows(em, sql, params);
   }
   em.config.get('onQuery')(sql, [...params]);
   const { text, name } = forServer(sql);
@@ -159,6 +159,26 @@ export async function selectRows(
     }
   } catch (error) {
     // The errors the ORM would have raised, classified the same way (a lost database: typed, 503).
+    throw em.getDriver().convertException(error as Error);
+  }
+}
+
+/**
+ * Runs one statement (`?` placeholders) through the ORM's connection, inside the entity manager's
+ * transaction if it has one, and answers its rows (a write's `returning` rows, else none). Counted
+ * like the ORM's own statements; errors are converted as the ORM converts them (a unique violation
+ * names its constraint).
+ */
+export async function executeRows(
+  em: EntityManager,
+  sql: string,
+  params: readonly unknown[] = [],
+): Promise<Row[]> {
+  try {
+    return await em
+      .getConnection()
+      .execute<Row[]>(sql, [...params], 'all', em.getTransactionContext());
+  } catch (error) {
     throw em.getDriver().convertException(error as Error);
   }
 }

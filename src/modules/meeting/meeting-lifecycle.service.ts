@@ -1,11 +1,11 @@
-import { toReadModel } from '../../db/read-model';
 import { type MeetingChange, MeetingEventKind, meetingNotices } from '../../events/meeting-event';
 import type { Loaders } from '../../loaders';
-import type { Participant } from '../participant/participant.entity';
+import type { ParticipantStatus } from '../participant/participant.entity';
+import type { ParticipantRecord } from '../participant/participant.store';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../shared/errors';
 import type { Stores } from '../../stores';
 import type { UserRecord } from '../user/user.store';
-import { type Meeting, MeetingStatus, MeetingType } from './meeting.entity';
+import { MeetingStatus, MeetingType } from './meeting.entity';
 import type {
   CancelMeetingInput,
   CompleteMeetingInput,
@@ -22,12 +22,22 @@ import {
   statusAfterDeparture,
 } from './meeting.rules';
 import { lockVisible, requireVisibleUsers } from './meeting.service';
-import type { LockedMeeting, MeetingRecord } from './meeting.store';
+import type { LockedMeeting, MeetingChanges, MeetingRecord } from './meeting.store';
 
 /** The columns an edit writes. */
-type MeetingEdits = Partial<
-  Pick<Meeting, 'title' | 'type' | 'location' | 'locationUrl' | 'appointedBy' | 'assignedTo'>
+type MeetingEdits = Pick<
+  MeetingChanges,
+  'title' | 'type' | 'location' | 'locationUrl' | 'appointedBy' | 'assignedTo'
 >;
+
+/**
+ * What a change to a locked meeting did: the meeting as it now is, and the change subscribers
+ * hear of (none: nothing besides the status).
+ */
+interface Outcome {
+  meeting: MeetingRecord;
+  change?: MeetingChange | null;
+}
 
 /** What a caller who left a meeting gets back: the meeting only while they can still see it. */
 export interface Departure {
@@ -43,13 +53,13 @@ const conflicts = {
 const conflict = (reason: keyof typeof conflicts) => new ConflictError(reason, conflicts[reason]);
 
 /** Refuses a caller who sees the meeting but neither owns it nor is an admin. */
-function requireManager(viewer: UserRecord, meeting: Meeting, reason: string): void {
+function requireManager(viewer: UserRecord, meeting: MeetingRecord, reason: string): void {
   if (!managesMeeting(viewer, meeting)) {
     throw new ForbiddenError(reason, 'Only the meeting owner can do this');
   }
 }
 
-function requireOpen(meeting: Meeting): void {
+function requireOpen(meeting: MeetingRecord): void {
   if (isClosed(meeting)) {
     throw conflict('MEETING_CLOSED');
   }
@@ -97,76 +107,86 @@ export class MeetingLifecycleService {
       requireManager(viewer, meeting, 'ONLY_MEETING_OWNER_CAN_EDIT');
       requireOpen(meeting);
       await requireVisibleUsers(tx, [edits.appointedBy, edits.assignedTo]);
-      Object.assign(meeting, edits);
-      return { kind: MeetingEventKind.UPDATED };
+      // Subscribers hear of an edit even when it changes nothing, as ever.
+      return {
+        meeting: await tx.meetings.update(meeting, edits),
+        change: { kind: MeetingEventKind.UPDATED },
+      };
     });
   }
 
   /** Moves the start; every guest is asked again and the meeting is pending until they accept. */
   reschedule(viewer: UserRecord, input: RescheduleMeetingInput): Promise<MeetingRecord> {
     const { startTime } = input;
-    return this.change(viewer, input.meetingId, ({ meeting, participants }) => {
+    return this.change(viewer, input.meetingId, async ({ meeting, participants }, tx) => {
       requireManager(viewer, meeting, 'ONLY_MEETING_OWNER_CAN_RESCHEDULE');
       requireOpen(meeting);
       // The same start again (a retried request) must not throw the answers given since away.
-      if (meeting.startTime.getTime() === startTime.getTime()) {
-        return null;
+      if (Date.parse(meeting.startTime) === startTime.getTime()) {
+        return { meeting };
       }
-      meeting.startTime = startTime;
+      const byAnswer = new Map<ParticipantStatus, ParticipantRecord[]>();
       for (const participant of participants) {
-        participant.status = answerAfterReschedule(meeting.ownerId, participant);
+        const answer = answerAfterReschedule(meeting.ownerId, participant);
+        byAnswer.set(answer, [...(byAnswer.get(answer) ?? []), participant]);
       }
-      meeting.status = MeetingStatus.PENDING;
-      return { kind: MeetingEventKind.RESCHEDULED };
+      for (const [answer, asked] of byAnswer) {
+        await tx.participants.setStatus(asked, answer);
+      }
+      return {
+        meeting: await tx.meetings.update(meeting, {
+          startTime: startTime.toISOString(),
+          status: MeetingStatus.PENDING,
+        }),
+        change: { kind: MeetingEventKind.RESCHEDULED },
+      };
     });
   }
 
   /** Cancels a pending or confirmed meeting; cancelling again changes nothing. */
   cancel(viewer: UserRecord, input: CancelMeetingInput): Promise<MeetingRecord> {
-    return this.change(viewer, input.meetingId, ({ meeting }) => {
+    return this.change(viewer, input.meetingId, async ({ meeting }, tx) => {
       requireManager(viewer, meeting, 'ONLY_MEETING_OWNER_CAN_CANCEL');
       if (meeting.status === MeetingStatus.COMPLETED) {
         throw conflict('MEETING_CLOSED');
       }
       // Subscribers hear of it as the status change (a second cancel tells nobody).
-      meeting.status = MeetingStatus.CANCELLED;
-      return null;
+      return { meeting: await tx.meetings.update(meeting, { status: MeetingStatus.CANCELLED }) };
     });
   }
 
   /** Marks a confirmed meeting that has started as held; completing again changes nothing. */
   complete(viewer: UserRecord, input: CompleteMeetingInput): Promise<MeetingRecord> {
-    return this.change(viewer, input.meetingId, ({ meeting }) => {
+    return this.change(viewer, input.meetingId, async ({ meeting }, tx) => {
       requireManager(viewer, meeting, 'ONLY_MEETING_OWNER_CAN_COMPLETE');
       const refusal = completionRefusal(meeting, new Date());
       if (refusal) {
         throw conflict(refusal);
       }
-      meeting.status = MeetingStatus.COMPLETED;
-      return null;
+      return { meeting: await tx.meetings.update(meeting, { status: MeetingStatus.COMPLETED }) };
     });
   }
 
   /** Takes a guest out of a meeting (never its owner); may confirm it. Owner or admin. */
   removeParticipant(viewer: UserRecord, input: RemoveParticipantInput): Promise<MeetingRecord> {
     const userId = input.userId;
-    return this.change(viewer, input.meetingId, (locked, tx) => {
+    return this.change(viewer, input.meetingId, async (locked, tx) => {
       requireManager(viewer, locked.meeting, 'ONLY_MEETING_OWNER_CAN_REMOVE_PARTICIPANTS');
       requireOpen(locked.meeting);
       if (userId === locked.meeting.ownerId) {
         throw new ForbiddenError('CANNOT_REMOVE_OWNER', 'The owner cannot be removed');
       }
-      const gone = depart(tx, locked, userId);
-      if (!gone) {
+      const departed = await depart(tx, locked, userId);
+      if (!departed) {
         throw new NotFoundError('PARTICIPANT_NOT_FOUND', 'The user is not a participant');
       }
-      return removed(gone);
+      return departed;
     });
   }
 
   /** The caller, a guest, leaves the meeting; may confirm it. The owner cannot leave. */
   async leave(viewer: UserRecord, input: LeaveMeetingInput): Promise<Departure> {
-    const meeting = await this.change(viewer, input.meetingId, (locked, tx) => {
+    const meeting = await this.change(viewer, input.meetingId, async (locked, tx) => {
       if (!locked.participants.some((participant) => participant.userId === viewer.id)) {
         throw new ForbiddenError('NOT_A_PARTICIPANT', 'You are not a participant of this meeting');
       }
@@ -174,59 +194,60 @@ export class MeetingLifecycleService {
       if (locked.meeting.ownerId === viewer.id) {
         throw new ForbiddenError('OWNER_CANNOT_LEAVE', 'The owner cannot leave their own meeting');
       }
-      const gone = depart(tx, locked, viewer.id);
-      return gone && removed(gone);
+      return (await depart(tx, locked, viewer.id)) ?? { meeting: locked.meeting };
     });
     // Having left, the caller sees the meeting only as an admin sees every meeting.
     return { meetingId: meeting.id, meeting: managesMeeting(viewer, meeting) ? meeting : null };
   }
 
   /**
-   * Locks the meeting, lets `work` check and change it, commits, and answers it as it now is. A
-   * meeting the viewer cannot see does not exist for them. `work` reports the change it made
-   * (null: none besides the status), which subscribers hear of when the transaction commits.
-   * Cached reads of the meeting are dropped.
+   * Locks the meeting, lets `work` check it and write its changes, commits, and answers the
+   * meeting as `work` left it. A meeting the viewer cannot see does not exist for them. `work`
+   * reports the change it made (none: nothing besides the status), which subscribers hear of when
+   * the transaction commits. Cached reads of the meeting are dropped.
    */
   private async change(
     viewer: UserRecord,
     meetingId: string,
-    work: (
-      locked: LockedMeeting,
-      tx: Stores,
-    ) => Promise<MeetingChange | null> | MeetingChange | null,
+    work: (locked: LockedMeeting, tx: Stores) => Promise<Outcome>,
   ): Promise<MeetingRecord> {
     const meeting = await this.stores.transaction(async (tx) => {
-      const locked = await lockVisible(tx, viewer, meetingId);
-      const before = locked.meeting.status;
-      const change = await work(locked, tx);
+      const locked = await lockVisible(tx, viewer, meetingId, () =>
+        tx.participants.ofLocked(meetingId),
+      );
+      const { meeting: after, change } = await work(locked, tx);
       await tx.events.publish(
-        meetingNotices(locked.meeting.id, change ? [change] : [], {
-          before,
-          after: locked.meeting.status,
+        meetingNotices(after.id, change ? [change] : [], {
+          before: locked.meeting.status,
+          after: after.status,
         }),
       );
-      return locked.meeting;
+      return after;
     });
     this.loaders.forgetMeeting(meetingId);
-    return toReadModel(meeting);
+    return meeting;
   }
 }
 
 /** Takes `userId` out of the locked meeting and settles its status; null if not a participant. */
-function depart(tx: Stores, locked: LockedMeeting, userId: string): Participant | null {
-  const index = locked.participants.findIndex((participant) => participant.userId === userId);
-  const [gone] = index < 0 ? [] : locked.participants.splice(index, 1);
+async function depart(tx: Stores, locked: LockedMeeting, userId: string): Promise<Outcome | null> {
+  const gone = locked.participants.find((participant) => participant.userId === userId);
   if (!gone) {
     return null;
   }
-  tx.participants.remove(gone);
+  await tx.participants.remove(gone);
   const { meeting } = locked;
-  meeting.status = statusAfterDeparture(meeting.status, meeting.ownerId, locked.participants);
-  return gone;
+  const remaining = locked.participants.filter((participant) => participant !== gone);
+  return {
+    meeting: await tx.meetings.update(meeting, {
+      status: statusAfterDeparture(meeting.status, meeting.ownerId, remaining),
+    }),
+    change: removed(gone),
+  };
 }
 
 /** A participant's departure, as the meeting's subscribers hear of it. */
-const removed = (gone: Participant): MeetingChange => ({
+const removed = (gone: ParticipantRecord): MeetingChange => ({
   kind: MeetingEventKind.PARTICIPANT_REMOVED,
   participantId: gone.id,
   userId: gone.userId,

@@ -86,7 +86,7 @@ export type CompletionRefusal = 'MEETING_CLOSED' | 'MEETING_NOT_CONFIRMED' | 'ME
  * started. A completed meeting may be completed again, changing nothing; a cancelled one is closed.
  */
 export function completionRefusal(
-  meeting: { status: MeetingStatus; startTime: Date },
+  meeting: { status: MeetingStatus; startTime: string },
   now: Date,
 ): CompletionRefusal | null {
   switch (meeting.status) {
@@ -97,6 +97,6 @@ export function completionRefusal(
     case MeetingStatus.PENDING:
       return 'MEETING_NOT_CONFIRMED';
     case MeetingStatus.CONFIRMED:
-      return meeting.startTime.getTime() <= now.getTime() ? null : 'MEETING_NOT_STARTED';
+      return Date.parse(meeting.startTime) <= now.getTime() ? null : 'MEETING_NOT_STARTED';
   }
 }

@@ -1,6 +1,7 @@
 import { toReadModel } from '../../db/read-model';
 import { onUniqueViolation } from '../../shared/db-errors';
 import {
+  type AppError,
   ConflictError,
   ForbiddenError,
   NotFoundError,
@@ -12,28 +13,29 @@ import type { Page } from '../../shared/pagination';
 import type { Loaders } from '../../loaders';
 import type { Stores } from '../../stores';
 import { type MeetingChange, MeetingEventKind, meetingNotices } from '../../events/meeting-event';
-import { type Participant, ParticipantStatus } from '../participant/participant.entity';
+import { ParticipantStatus } from '../participant/participant.entity';
 import type {
   InvitationFilter,
   ParticipantRecord,
   ParticipantSlice,
 } from '../participant/participant.store';
-import type { UserRecord } from '../user/user.store';
+import { type UserRecord, userNotFound } from '../user/user.store';
 import { MeetingStatus } from './meeting.entity';
 import type { AddParticipantInput, CreateMeetingInput } from './meeting.inputs';
 import { isClosed, managesMeeting, seesMeeting, statusAfterAnswers } from './meeting.rules';
 import type { LockedMeeting, MeetingFilter, MeetingRecord } from './meeting.store';
 
 /** A guest's arrival, as the meeting's subscribers and the guest's invitations hear of it. */
-const added = (guest: Participant): MeetingChange => ({
+const added = (guest: Pick<ParticipantRecord, 'id' | 'userId'>): MeetingChange => ({
   kind: MeetingEventKind.PARTICIPANT_ADDED,
   participantId: guest.id,
   userId: guest.userId,
 });
 
 const meetingNotFound = () => new NotFoundError('MEETING_NOT_FOUND', 'Meeting not found');
-const userNotFound = () => new NotFoundError('USER_NOT_FOUND', 'User not found');
 const meetingClosed = () => new ConflictError('MEETING_CLOSED', 'The meeting is closed');
+const ownerCannotDecline = () =>
+  new ForbiddenError('OWNER_CANNOT_DECLINE', 'The owner cannot decline their own meeting');
 const alreadyParticipant = () =>
   new ConflictError('USER_ALREADY_A_PARTICIPANT', 'The user is already a participant');
 
@@ -151,14 +153,14 @@ export class MeetingService {
       });
       // Explicit timestamps keep the owner first and the guests in the order given.
       const start = created.createdAt.getTime();
-      tx.participants.add({
+      tx.participants.create({
         meetingId: created.id,
         userId: viewer.id,
         status: ParticipantStatus.ACCEPTED,
         createdAt: new Date(start),
       });
       const guests = args.participants.map((participant, index) =>
-        tx.participants.add({
+        tx.participants.create({
           meetingId: created.id,
           userId: invited[index] as string,
           status: participant.status ?? ParticipantStatus.NEW,
@@ -184,7 +186,12 @@ export class MeetingService {
     const participant = await onUniqueViolation(
       () =>
         this.stores.transaction(async (tx) => {
-          const { meeting, participants } = await lockVisible(tx, viewer, args.meetingId);
+          const { meeting, participants, user } = await lockVisible(
+            tx,
+            viewer,
+            args.meetingId,
+            () => tx.participants.ofLockedWithUser(args.meetingId, userId),
+          );
           if (!managesMeeting(viewer, meeting)) {
             throw new ForbiddenError(
               'ONLY_MEETING_OWNER_CAN_ADD_PARTICIPANTS',
@@ -194,17 +201,21 @@ export class MeetingService {
           if (isClosed(meeting)) {
             throw meetingClosed();
           }
-          const user = await tx.users.visible({ id: userId });
+          if (!user) {
+            throw userNotFound();
+          }
           if (participants.some((existing) => existing.userId === userId)) {
             throw alreadyParticipant();
           }
-          const guest = tx.participants.add({ meetingId: meeting.id, userId, status });
-          const before = meeting.status;
-          if (meeting.status === MeetingStatus.CONFIRMED && status !== ParticipantStatus.ACCEPTED) {
-            meeting.status = MeetingStatus.PENDING;
-          }
+          const guest = await tx.participants.add({ meetingId: meeting.id, userId, status });
+          // A confirmed meeting waits again for a guest who has not accepted.
+          const after =
+            meeting.status === MeetingStatus.CONFIRMED && status !== ParticipantStatus.ACCEPTED
+              ? MeetingStatus.PENDING
+              : meeting.status;
+          await tx.meetings.update(meeting, { status: after });
           await tx.events.publish(
-            meetingNotices(meeting.id, [added(guest)], { before, after: meeting.status }),
+            meetingNotices(meeting.id, [added(guest)], { before: meeting.status, after }),
           );
           // The added user is usually shown with the answer: no second read.
           this.loaders.primeUsers([user]);
@@ -213,7 +224,7 @@ export class MeetingService {
       { participants_meeting_user_unique: alreadyParticipant },
     );
     this.loaders.forgetMeeting(args.meetingId);
-    return toReadModel(participant);
+    return participant;
   }
 
   /** The viewer accepts; once everyone has, the meeting is confirmed. Repeating changes nothing. */
@@ -232,30 +243,32 @@ export class MeetingService {
     status: ParticipantStatus,
   ): Promise<MeetingRecord> {
     const meeting = await this.stores.transaction(async (tx) => {
-      const locked = await lockVisible(tx, viewer, meetingId);
+      // The answer is written by the participants' read unless the meeting refuses it (a viewer
+      // who is no participant matches no row); answering again the same way writes nothing.
+      const locked = await lockVisible(tx, viewer, meetingId, (found) =>
+        tx.participants.ofLockedAnswering(
+          meetingId,
+          viewer.id,
+          status,
+          !answerRefusal(viewer, found, status),
+        ),
+      );
       const mine = locked.participants.find((participant) => participant.userId === viewer.id);
       if (!mine) {
         throw new ForbiddenError('NOT_A_PARTICIPANT', 'You are not a participant of this meeting');
       }
-      if (isClosed(locked.meeting)) {
-        throw meetingClosed();
+      const refusal = answerRefusal(viewer, locked.meeting, status);
+      if (refusal) {
+        throw refusal();
       }
-      if (status === ParticipantStatus.DECLINED && locked.meeting.ownerId === viewer.id) {
-        throw new ForbiddenError(
-          'OWNER_CANNOT_DECLINE',
-          'The owner cannot decline their own meeting',
-        );
-      }
-      const before = { answer: mine.status, status: locked.meeting.status };
-      mine.status = status;
-      locked.meeting.status = statusAfterAnswers(
-        locked.meeting.status,
-        locked.meeting.ownerId,
-        locked.participants,
+      const answers = locked.participants.map((participant) =>
+        participant === mine ? { ...participant, status } : participant,
       );
-      // Answering again the same way changes nothing, and tells nobody.
+      const meeting = await tx.meetings.update(locked.meeting, {
+        status: statusAfterAnswers(locked.meeting.status, locked.meeting.ownerId, answers),
+      });
       const answered: MeetingChange[] =
-        before.answer === status
+        mine.status === status
           ? []
           : [
               {
@@ -265,15 +278,15 @@ export class MeetingService {
               },
             ];
       await tx.events.publish(
-        meetingNotices(locked.meeting.id, answered, {
-          before: before.status,
-          after: locked.meeting.status,
+        meetingNotices(meeting.id, answered, {
+          before: locked.meeting.status,
+          after: meeting.status,
         }),
       );
-      return locked.meeting;
+      return meeting;
     });
     this.loaders.forgetMeeting(meetingId);
-    return toReadModel(meeting);
+    return meeting;
   }
 }
 
@@ -291,15 +304,34 @@ export async function requireVisibleUsers(
   }
 }
 
-/** Locks the meeting for the transaction and checks that the viewer may see it. */
-export async function lockVisible(
+/**
+ * Locks the meeting for the transaction, then `read`s its participants (and what else the caller
+ * needs with them, in the same statement), and checks that the viewer may see it.
+ */
+export async function lockVisible<R extends Pick<LockedMeeting, 'participants'>>(
   tx: Stores,
   viewer: UserRecord,
   meetingId: string,
-): Promise<LockedMeeting> {
-  const locked = await tx.meetings.lock(meetingId);
+  read: (meeting: MeetingRecord) => Promise<R>,
+): Promise<R & Pick<LockedMeeting, 'meeting'>> {
+  const meeting = await tx.meetings.lock(meetingId);
+  const locked = meeting && { ...(await read(meeting)), meeting };
   if (!locked || !seesMeeting(viewer, locked.meeting, locked.participants)) {
     throw meetingNotFound();
   }
   return locked;
+}
+
+/** Why the meeting itself refuses the viewer's answer (closed; the owner declining), or null. */
+function answerRefusal(
+  viewer: UserRecord,
+  meeting: MeetingRecord,
+  status: ParticipantStatus,
+): (() => AppError) | null {
+  if (isClosed(meeting)) {
+    return meetingClosed;
+  }
+  return status === ParticipantStatus.DECLINED && meeting.ownerId === viewer.id
+    ? ownerCannotDecline
+    : null;
 }

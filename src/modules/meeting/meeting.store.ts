@@ -1,7 +1,14 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { readAll, arrayLiteral, byIds, type Row, selectByIds, selectRows } from '../../db/rows';
-import { type ReadModel, readerOf } from '../../db/read-model';
+import {
+  readAll,
+  arrayLiteral,
+  byIds,
+  executeRows,
+  type Row,
+  selectByIds,
+  selectRows,
+} from '../../db/rows';
+import { idIn, type ReadModel, readerOf, updateOf } from '../../db/read-model';
 import {
   countList,
   type KeysetOrder,
@@ -38,10 +45,25 @@ export interface MeetingFilter {
   order?: 'asc' | 'desc' | null;
 }
 
-/** A meeting locked for a write, with its participants. */
+/** What a write may change of a meeting (its id, owner and creation stay). */
+export type MeetingChanges = Partial<
+  Pick<
+    MeetingRecord,
+    | 'title'
+    | 'type'
+    | 'startTime'
+    | 'location'
+    | 'locationUrl'
+    | 'appointedBy'
+    | 'assignedTo'
+    | 'status'
+  >
+>;
+
+/** A meeting locked for a write, with its participants in the order they were added. */
 export interface LockedMeeting {
-  meeting: Meeting;
-  participants: Participant[];
+  meeting: MeetingRecord;
+  participants: ParticipantRecord[];
 }
 
 const meetings = readerOf(Meeting);
@@ -53,6 +75,7 @@ const WITH_PARTICIPANTS = byIds(
     `left join "users" u on u."id" = p."user_id" where m."id" {match} ` +
     `order by m."id", ${PARTICIPANT_ORDER('p')}`,
 );
+const LOCK = `select ${meetings.select('m')} from "meetings" m where m."id" = ? for update`;
 const MINE =
   `select ${meetings.select('m')} from "meetings" m where m."owner_id" = ? or m."id" in ` +
   `(select p."meeting_id" from "participants" p where p."user_id" = ? and p."status" = ?) ` +
@@ -186,31 +209,44 @@ export class MeetingStore {
     return { slice, count: () => countList(this.em, query) };
   }
 
-  /** Locks a meeting's row for this transaction and loads its participants, or null. */
-  async lock(meetingId: string): Promise<LockedMeeting | null> {
-    const meeting = await this.em.findOne(
-      Meeting,
-      { id: meetingId },
-      { lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
-    if (!meeting) {
-      return null;
-    }
-    const participants = await this.em.find(
-      Participant,
-      { meetingId },
-      { orderBy: { createdAt: 'asc', id: 'asc' } },
-    );
-    return { meeting, participants };
+  /**
+   * Locks a meeting's row until the transaction ends and reads it; null if there is no such
+   * meeting. Its participants are read by the next statement (see ParticipantStore.ofLocked): one
+   * statement reads with the snapshot it started with, so participants joined to a row whose lock
+   * it waited for would be read as they were before the transaction holding the lock committed.
+   */
+  async lock(meetingId: string): Promise<MeetingRecord | null> {
+    const [row] = await selectRows(this.em, LOCK, [meetingId]);
+    return row ? meetings.read(row) : null;
   }
 
-  /** Creates a meeting (written with the next flush). */
+  /**
+   * Writes the changes that differ from the meeting as it is, with a new `updatedAt`, and answers
+   * the meeting as it now is; changing nothing writes nothing.
+   */
+  async update(meeting: MeetingRecord, changes: MeetingChanges): Promise<MeetingRecord> {
+    const changed: MeetingChanges = {};
+    for (const [key, value] of Object.entries(changes) as [keyof MeetingChanges, unknown][]) {
+      if (value !== undefined && value !== meeting[key]) {
+        Object.assign(changed, { [key]: value });
+      }
+    }
+    if (Object.keys(changed).length === 0) {
+      return meeting;
+    }
+    const updated: MeetingRecord = { ...meeting, ...changed, updatedAt: new Date().toISOString() };
+    const { sql, params } = updateOf(
+      Meeting,
+      'meetings',
+      { ...changed, updatedAt: updated.updatedAt },
+      idIn([meeting.id]),
+    );
+    await executeRows(this.em, sql, params);
+    return updated;
+  }
+
+  /** Creates a meeting (the ORM writes it when the transaction commits). */
   create(fields: NewMeeting): Meeting {
     return this.em.create(Meeting, fields);
-  }
-
-  /** Writes what this unit of work changed. */
-  flush(): Promise<void> {
-    return this.em.flush();
   }
 }

@@ -1,11 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { readAll, arrayLiteral, byIds, selectByIds, selectRows } from '../../db/rows';
-import { type ReadModel, readerOf } from '../../db/read-model';
+import { readAll, arrayLiteral, byIds, executeRows, selectByIds, selectRows } from '../../db/rows';
+import { idIn, insertOf, type ReadModel, readerOf, updateOf } from '../../db/read-model';
 import { countList, byCreation, readSlice, type Slice, type SliceRequest } from '../../db/keyset';
 import { type Page, pageClause, pageParams } from '../../shared/pagination';
 import { MeetingStatus } from '../meeting/meeting.entity';
 import { User } from '../user/user.entity';
 import type { UserRecord } from '../user/user.store';
+import { visibleUserSql } from '../user/user.rules';
 import { Participant, ParticipantStatus } from './participant.entity';
 
 /** A participant as queries and mutations answer it. */
@@ -30,6 +32,16 @@ const OF_MEETINGS = byIds(
     `join "users" u on u."id" = p."user_id" where p."meeting_id" {match} ` +
     `order by p."meeting_id", ${PARTICIPANT_ORDER('p')}`,
 );
+const OF_LOCKED =
+  `select ${participants.select('p')} from "participants" p where p."meeting_id" = ? ` +
+  `order by ${PARTICIPANT_ORDER('p')}`;
+// Every participant row carries the user, or none (not there, or not visible).
+const OF_LOCKED_WITH_USER =
+  `select ${participants.select('p')}, ${joinedUsers.select('u')} ` +
+  `from (select ?::uuid as "meeting_id", ?::uuid as "user_id") k ` +
+  `left join "participants" p on p."meeting_id" = k."meeting_id" ` +
+  `left join "users" u on u."id" = k."user_id" and ${visibleUserSql('u')} ` +
+  `order by ${PARTICIPANT_ORDER('p')}`;
 const REQUESTS =
   `select ${participants.select('p')} from "participants" p ` +
   `join "meetings" m on m."id" = p."meeting_id" ` +
@@ -133,13 +145,95 @@ export class ParticipantStore {
     return { slice, users: [], count: () => countList(this.em, query) };
   }
 
-  /** Adds a participant (written with the next flush). */
-  add(fields: Pick<Participant, 'meetingId' | 'userId' | 'status'> & { createdAt?: Date }) {
+  /** The participants of a meeting this transaction has locked, in the order they were added. */
+  async ofLocked(meetingId: string): Promise<{ participants: ParticipantRecord[] }> {
+    return {
+      participants: readAll(participants, await selectRows(this.em, OF_LOCKED, [meetingId])),
+    };
+  }
+
+  /** {@link ofLocked}, and a user if visible, in one statement (an add checks both). */
+  async ofLockedWithUser(
+    meetingId: string,
+    userId: string,
+  ): Promise<{ participants: ParticipantRecord[]; user: UserRecord | null }> {
+    const rows = await selectRows(this.em, OF_LOCKED_WITH_USER, [meetingId, userId]);
+    return {
+      participants: readAll(participants, rows),
+      user: rows[0] ? joinedUsers.read(rows[0]) : null,
+    };
+  }
+
+  /**
+   * {@link ofLocked} as they were, and in the same statement (when `write`) the user's answer
+   * given, written with a new `updatedAt` only if it changes their answer. A user who is not a
+   * participant writes nothing.
+   */
+  async ofLockedAnswering(
+    meetingId: string,
+    userId: string,
+    status: ParticipantStatus,
+    write: boolean,
+  ): Promise<{ participants: ParticipantRecord[] }> {
+    if (!write) {
+      return this.ofLocked(meetingId);
+    }
+    const answer = updateOf(
+      Participant,
+      'participants',
+      { status, updatedAt: new Date().toISOString() },
+      {
+        sql: '"meeting_id" = ? and "user_id" = ? and "status" <> ?',
+        params: [meetingId, userId, status],
+      },
+    );
+    const rows = await executeRows(this.em, `with "answered" as (${answer.sql}) ${OF_LOCKED}`, [
+      ...answer.params,
+      meetingId,
+    ]);
+    return { participants: readAll(participants, rows) };
+  }
+
+  /** Creates a participant of a meeting being created (the ORM writes it at commit). */
+  create(fields: Pick<Participant, 'meetingId' | 'userId' | 'status'> & { createdAt: Date }) {
     return this.em.create(Participant, fields);
   }
 
-  /** Takes a participant out of its meeting (deleted with the next flush). */
-  remove(participant: Participant): void {
-    this.em.remove(participant);
+  /** Adds a user to a meeting now, and answers the participant as written. */
+  async add(
+    fields: Pick<ParticipantRecord, 'meetingId' | 'userId' | 'status'>,
+  ): Promise<ParticipantRecord> {
+    const now = new Date().toISOString();
+    const participant: ParticipantRecord = {
+      id: randomUUID(),
+      createdAt: now,
+      updatedAt: now,
+      ...fields,
+    };
+    const { sql, params } = insertOf(Participant, 'participants', participant);
+    await executeRows(this.em, sql, params);
+    return participant;
+  }
+
+  /**
+   * Gives these participants an answer, writing (with a new `updatedAt`, in one statement) only
+   * those whose answer it changes.
+   */
+  async setStatus(given: readonly ParticipantRecord[], status: ParticipantStatus): Promise<void> {
+    const changing = given.filter((participant) => participant.status !== status);
+    if (changing.length > 0) {
+      const { sql, params } = updateOf(
+        Participant,
+        'participants',
+        { status, updatedAt: new Date().toISOString() },
+        idIn(changing.map((participant) => participant.id)),
+      );
+      await executeRows(this.em, sql, params);
+    }
+  }
+
+  /** Takes a participant out of its meeting. */
+  async remove(participant: ParticipantRecord): Promise<void> {
+    await executeRows(this.em, 'delete from "participants" where "id" = ?', [participant.id]);
   }
 }

@@ -6,9 +6,13 @@ import { type KeysetOrder, readSlice, type Slice, type SliceRequest } from '../.
 import { type Page, pageClause, pageParams } from '../../shared/pagination';
 import { User } from './user.entity';
 import { VISIBLE_USER, visibleUserSql } from './user.rules';
+import { NotFoundError } from '../../shared/errors';
 
 /** A user as queries and mutations answer it (never the password hash). */
 export type UserRecord = ReadModel<User>;
+
+/** What asking for a user who is not there (or not visible) answers. */
+export const userNotFound = () => new NotFoundError('USER_NOT_FOUND', 'User not found');
 
 /** The fields a registration writes. */
 export type NewUser = Pick<User, 'name' | 'email' | 'account' | 'passwordHash'>;
