@@ -94,7 +94,10 @@ export class Seed {
     overrides: Partial<Pick<SeededUser, 'name' | 'account' | 'email' | 'password'>> = {},
   ): Promise<SeededUser> {
     this.counter += 1;
-    const suffix = `${this.counter}${Math.random().toString(36).slice(2, 6)}`;
+    // Digits only: a random letter pair in a generated name or account ("26qu3f") would match
+    // the letters other tests search for ('qu' found one user too many in CI).
+    const random = String(Math.floor(Math.random() * 1e8)).padStart(8, '0');
+    const suffix = `${this.counter}${random}`;
     const account = overrides.account ?? `user${suffix}`;
     const input = {
       name: overrides.name ?? `Test User ${suffix}`,
