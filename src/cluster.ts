@@ -54,7 +54,11 @@ async function primary(): Promise<void> {
     for (const worker of Object.values(cluster.workers ?? {})) {
       worker?.process.kill('SIGTERM');
     }
-    setTimeout(() => exit(1), config.shutdownTimeoutMs + 2000).unref();
+    setTimeout(() => {
+      const left = Object.values(cluster.workers ?? {}).map((worker) => worker?.process.pid);
+      logger.error({ workers: left }, 'workers did not stop in time; exiting');
+      exit(1);
+    }, config.shutdownTimeoutMs + 2000).unref();
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
