@@ -58,7 +58,6 @@ export function createLoaders(stores: Stores) {
       stores.users.followCounts('following', ids),
     ),
     primeUsers,
-    primeMeetings,
     /** Drops cached reads of a meeting the request has just changed. */
     forgetMeeting(meetingId: string): void {
       meetings.clear(meetingId);

@@ -4,15 +4,12 @@ import {
   Authorized,
   Ctx,
   FieldResolver,
-  Info,
   Mutation,
   Query,
   Resolver,
   Root,
 } from 'type-graphql';
-import type { GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../../context';
-import { selectsField } from '../../graphql/selection';
 import { Viewer } from '../../shared/viewer.decorator';
 import { Participant } from '../participant/participant.entity';
 import { User } from '../user/user.entity';
@@ -63,9 +60,8 @@ export class MeetingResolver {
     @Args() page: MeetingListArgs,
     @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
-    @Info() info: GraphQLResolveInfo,
   ): Promise<MeetingRecord[]> {
-    return ctx.services.meetings.listMine(viewer, page, selectsField(info, 'participants'));
+    return ctx.services.meetings.listMine(viewer, page);
   }
 
   @Authorized()

@@ -65,21 +65,9 @@ export class MeetingService {
       : null;
   }
 
-  /**
-   * Meetings the viewer owns or has accepted, latest start first; read in the same statement as
-   * their participants when those are wanted too.
-   */
-  async listMine(
-    viewer: UserRecord,
-    page: Page,
-    withParticipants: boolean,
-  ): Promise<MeetingRecord[]> {
-    if (!withParticipants) {
-      return this.stores.meetings.ownedOrAccepted(viewer.id, page);
-    }
-    const found = await this.stores.meetings.ownedOrAcceptedWithParticipants(viewer.id, page);
-    this.loaders.primeMeetings(found);
-    return found.meetings;
+  /** Meetings the viewer owns or has accepted, latest start first. */
+  listMine(viewer: UserRecord, page: Page): Promise<MeetingRecord[]> {
+    return this.stores.meetings.ownedOrAccepted(viewer.id, page);
   }
 
   /** The viewer's unanswered invitations to meetings still open, newest first. */

@@ -81,22 +81,6 @@ const MINE =
   `(select p."meeting_id" from "participants" p where p."user_id" = ? and p."status" = ?) ` +
   `order by m."start_time" desc, m."id" desc`;
 
-/** The values of MINE's placeholders and of its page's. */
-const mineParams = (userId: string, page: Page): unknown[] => [
-  userId,
-  userId,
-  ParticipantStatus.ACCEPTED,
-  ...pageParams(page),
-];
-
-/** The caller's meetings as MINE pages them, each with its participants and their users. */
-const mineWithParticipants = (page: Page): string =>
-  `with mine as (${MINE}${pageClause(page)}) ` +
-  `select mine.*, ${joinedParticipants.select('p')}, ${joinedUsers.select('u')} from mine ` +
-  `left join "participants" p on p."meeting_id" = mine."id" ` +
-  `left join "users" u on u."id" = p."user_id" ` +
-  `order by mine."startTime" desc, mine."id" desc, ${PARTICIPANT_ORDER('p')}`;
-
 /** Meetings with their participants and those participants' users. */
 export type MeetingsWithParticipants = { meetings: MeetingRecord[] } & MeetingParticipants;
 
@@ -184,18 +168,13 @@ export class MeetingStore {
 
   /** Meetings a user owns or has accepted, latest start first. */
   async ownedOrAccepted(userId: string, page: Page): Promise<MeetingRecord[]> {
-    const rows = await selectRows(this.em, `${MINE}${pageClause(page)}`, mineParams(userId, page));
+    const rows = await selectRows(this.em, `${MINE}${pageClause(page)}`, [
+      userId,
+      userId,
+      ParticipantStatus.ACCEPTED,
+      ...pageParams(page),
+    ]);
     return readAll(meetings, rows);
-  }
-
-  /** {@link ownedOrAccepted} with each meeting's participants and their users, in one statement. */
-  async ownedOrAcceptedWithParticipants(
-    userId: string,
-    page: Page,
-  ): Promise<MeetingsWithParticipants> {
-    return groupByMeeting(
-      await selectRows(this.em, mineWithParticipants(page), mineParams(userId, page)),
-    );
   }
 
   /** A slice of the meetings a user owns or is invited to, by start time, and their count. */
