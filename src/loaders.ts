@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import type { MeetingRecord, MeetingsWithParticipants } from './modules/meeting/meeting.store';
+import type { MeetingRecord } from './modules/meeting/meeting.store';
 import type { ParticipantRecord } from './modules/participant/participant.store';
 import type { UserRecord } from './modules/user/user.store';
 import type { Stores } from './stores';
@@ -34,19 +34,12 @@ export function createLoaders(stores: Stores) {
   });
   const meetings = new DataLoader<string, MeetingRecord | null>(async (ids) => {
     const found = await stores.meetings.withParticipants(ids);
-    primeMeetings(found);
-    return inKeyOrder(ids, found.meetings);
-  });
-  /** Meetings read with their participants and users: none of them is read again. */
-  const primeMeetings = (found: MeetingsWithParticipants): void => {
     primeUsers(found.users);
-    for (const meeting of found.meetings) {
-      meetings.prime(meeting.id, meeting);
-    }
     for (const [meetingId, participants] of found.byMeeting) {
       participantsByMeeting.prime(meetingId, participants);
     }
-  };
+    return inKeyOrder(ids, found.meetings);
+  });
   return {
     users,
     meetings,

@@ -97,6 +97,18 @@ export function readModelColumns(entity: EntityClass<unknown>): ReadonlyMap<stri
   return columns;
 }
 
+const tables = new Map<EntityClass<unknown>, string>();
+
+/** The table of an entity class, as its `@Entity` declares it (or the ORM's naming of it). */
+export function tableOf(entity: EntityClass<unknown>): string {
+  let table = tables.get(entity);
+  if (table === undefined) {
+    table = decoratorMetadata(entity.name)?.tableName ?? naming.classToTableName(entity.name);
+    tables.set(entity, table);
+  }
+  return table;
+}
+
 /** Reads an entity's read model from rows whose columns are aliased `<prefix><property>`. */
 export function readerOf<E>(entity: EntityClass<E>, prefix = ''): RecordReader<ReadModel<E>> {
   return new RecordReader<ReadModel<E>>(readModelColumns(entity), prefix);
@@ -122,16 +134,12 @@ export interface Statement {
  * Inserts a record of an entity into its table: every readable column, named as the entity
  * declares it. Timestamps are ISO text, as records hold them.
  */
-export function insertOf<E>(
-  entity: EntityClass<E>,
-  table: string,
-  record: ReadModel<E>,
-): Statement {
+export function insertOf<E>(entity: EntityClass<E>, record: ReadModel<E>): Statement {
   const columns = [...readModelColumns(entity)];
   const values = record as Record<string, unknown>;
   return {
     sql:
-      `insert into "${table}" (${columns.map(([, column]) => `"${column.name}"`).join(', ')}) ` +
+      `insert into "${tableOf(entity)}" (${columns.map(([, column]) => `"${column.name}"`).join(', ')}) ` +
       `values (${columns.map(() => '?').join(', ')})`,
     params: columns.map(([key]) => values[key] ?? null),
   };
@@ -147,7 +155,6 @@ export function idIn(ids: readonly string[]): Statement {
 /** Sets the given properties of the records of an entity's table that `where` selects. */
 export function updateOf<E>(
   entity: EntityClass<E>,
-  table: string,
   changes: Partial<ReadModel<E>>,
   where: Statement,
 ): Statement {
@@ -163,7 +170,7 @@ export function updateOf<E>(
     params.push(value ?? null);
   }
   return {
-    sql: `update "${table}" set ${set.join(', ')} where ${where.sql}`,
+    sql: `update "${tableOf(entity)}" set ${set.join(', ')} where ${where.sql}`,
     params: [...params, ...where.params],
   };
 }

@@ -1,5 +1,5 @@
 import { ReferenceKind } from '@mikro-orm/core';
-import { readModelColumns } from '../../src/db/read-model';
+import { readModelColumns, tableOf } from '../../src/db/read-model';
 import { openDatabase } from '../../src/db/orm';
 import { Follow } from '../../src/modules/follow/follow.entity';
 import { Meeting } from '../../src/modules/meeting/meeting.entity';
@@ -26,6 +26,8 @@ describe('read models', () => {
           ([key, column]): [string, string | undefined] => [key, column.name],
         );
         expect(new Map(derived)).toEqual(new Map(expected));
+        // Writes name the table the ORM discovered too.
+        expect(tableOf(entity)).toBe(meta.tableName);
       }
     } finally {
       await database.close();

@@ -128,7 +128,12 @@ export class MeetingLifecycleService {
       const byAnswer = new Map<ParticipantStatus, ParticipantRecord[]>();
       for (const participant of participants) {
         const answer = answerAfterReschedule(meeting.ownerId, participant);
-        byAnswer.set(answer, [...(byAnswer.get(answer) ?? []), participant]);
+        const asked = byAnswer.get(answer);
+        if (asked) {
+          asked.push(participant);
+        } else {
+          byAnswer.set(answer, [participant]);
+        }
       }
       for (const [answer, asked] of byAnswer) {
         await tx.participants.setStatus(asked, answer);

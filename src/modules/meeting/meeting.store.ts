@@ -1,13 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  readAll,
-  arrayLiteral,
-  byIds,
-  executeRows,
-  type Row,
-  selectByIds,
-  selectRows,
-} from '../../db/rows';
+import { readAll, arrayLiteral, byIds, executeRows, selectByIds, selectRows } from '../../db/rows';
 import { idIn, type ReadModel, readerOf, updateOf } from '../../db/read-model';
 import {
   countList,
@@ -81,30 +73,6 @@ const MINE =
   `(select p."meeting_id" from "participants" p where p."user_id" = ? and p."status" = ?) ` +
   `order by m."start_time" desc, m."id" desc`;
 
-/** Meetings with their participants and those participants' users. */
-export type MeetingsWithParticipants = { meetings: MeetingRecord[] } & MeetingParticipants;
-
-/** Reads joined rows of meetings × participants × users, meetings in the order of the rows. */
-function groupByMeeting(rows: readonly Row[]): MeetingsWithParticipants {
-  const found = new Map<string, MeetingRecord>();
-  const byMeeting = new Map<string, ParticipantRecord[]>();
-  for (const row of rows) {
-    const id = row['id'] as string;
-    if (!found.has(id)) {
-      const meeting = meetings.read(row);
-      if (meeting) {
-        found.set(id, meeting);
-        byMeeting.set(id, []);
-      }
-    }
-    const participant = joinedParticipants.read(row);
-    if (participant) {
-      byMeeting.get(id)?.push(participant);
-    }
-  }
-  return { meetings: [...found.values()], byMeeting, users: readAll(joinedUsers, rows) };
-}
-
 const byStart = (direction: 'asc' | 'desc'): KeysetOrder<MeetingRecord> => ({
   columns: [
     { sql: 'm."start_time"', key: 'startTime', type: 'timestamptz' },
@@ -162,8 +130,27 @@ export class MeetingStore {
    * Meetings by id with their participants and those participants' users, in one query: who may
    * see a meeting depends on them, and a meeting is rarely shown without them.
    */
-  async withParticipants(ids: readonly string[]): Promise<MeetingsWithParticipants> {
-    return groupByMeeting(await selectByIds(this.em, WITH_PARTICIPANTS, ids));
+  async withParticipants(
+    ids: readonly string[],
+  ): Promise<{ meetings: MeetingRecord[] } & MeetingParticipants> {
+    const rows = await selectByIds(this.em, WITH_PARTICIPANTS, ids);
+    const found = new Map<string, MeetingRecord>();
+    const byMeeting = new Map<string, ParticipantRecord[]>();
+    for (const row of rows) {
+      const id = row['id'] as string;
+      if (!found.has(id)) {
+        const meeting = meetings.read(row);
+        if (meeting) {
+          found.set(id, meeting);
+          byMeeting.set(id, []);
+        }
+      }
+      const participant = joinedParticipants.read(row);
+      if (participant) {
+        byMeeting.get(id)?.push(participant);
+      }
+    }
+    return { meetings: [...found.values()], byMeeting, users: readAll(joinedUsers, rows) };
   }
 
   /** Meetings a user owns or has accepted, latest start first. */
@@ -216,7 +203,6 @@ export class MeetingStore {
     const updated: MeetingRecord = { ...meeting, ...changed, updatedAt: new Date().toISOString() };
     const { sql, params } = updateOf(
       Meeting,
-      'meetings',
       { ...changed, updatedAt: updated.updatedAt },
       idIn([meeting.id]),
     );

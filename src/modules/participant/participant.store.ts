@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { readAll, arrayLiteral, byIds, executeRows, selectByIds, selectRows } from '../../db/rows';
-import { idIn, insertOf, type ReadModel, readerOf, updateOf } from '../../db/read-model';
+import { idIn, insertOf, type ReadModel, readerOf, tableOf, updateOf } from '../../db/read-model';
 import { countList, byCreation, readSlice, type Slice, type SliceRequest } from '../../db/keyset';
 import { type Page, pageClause, pageParams } from '../../shared/pagination';
 import { MeetingStatus } from '../meeting/meeting.entity';
@@ -180,7 +180,6 @@ export class ParticipantStore {
     }
     const answer = updateOf(
       Participant,
-      'participants',
       { status, updatedAt: new Date().toISOString() },
       {
         sql: '"meeting_id" = ? and "user_id" = ? and "status" <> ?',
@@ -210,7 +209,7 @@ export class ParticipantStore {
       updatedAt: now,
       ...fields,
     };
-    const { sql, params } = insertOf(Participant, 'participants', participant);
+    const { sql, params } = insertOf(Participant, participant);
     await executeRows(this.em, sql, params);
     return participant;
   }
@@ -224,7 +223,6 @@ export class ParticipantStore {
     if (changing.length > 0) {
       const { sql, params } = updateOf(
         Participant,
-        'participants',
         { status, updatedAt: new Date().toISOString() },
         idIn(changing.map((participant) => participant.id)),
       );
@@ -234,6 +232,8 @@ export class ParticipantStore {
 
   /** Takes a participant out of its meeting. */
   async remove(participant: ParticipantRecord): Promise<void> {
-    await executeRows(this.em, 'delete from "participants" where "id" = ?', [participant.id]);
+    await executeRows(this.em, `delete from "${tableOf(Participant)}" where "id" = ?`, [
+      participant.id,
+    ]);
   }
 }
