@@ -8,6 +8,25 @@ const REQUESTS = 40;
 // A cluster needs a PostgreSQL server (the embedded database serves one process).
 const suite = testDatabaseKind === 'postgres' ? describe : describe.skip;
 
+/** Polls the primary's metrics until both workers report their pools (10 + 10). */
+async function untilBothWorkersReport(url: string): Promise<void> {
+  const deadline = Date.now() + 45_000;
+  let last = '';
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(url);
+      last = `${response.status}`;
+      if (response.ok && /^db_pool_connections_max 20$/m.test(await response.text())) {
+        return;
+      }
+    } catch (error) {
+      last = String(error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`the cluster's two workers never both reported their metrics (last: ${last})`);
+}
+
 suite('metrics of a cluster', () => {
   let build: ServiceBuild | undefined;
   let database: TestDatabase | undefined;
@@ -30,6 +49,9 @@ suite('metrics of a cluster', () => {
         METRICS_PORT: String(metricsPort),
       }),
     );
+    // The cluster answers once its first worker listens; the primary's aggregation needs every
+    // worker to answer (a worker still starting fails the whole scrape), so wait for both.
+    await untilBothWorkersReport(metricsUrl);
   }, 90_000);
 
   afterAll(async () => {
