@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /** The repository root (this file runs as dist/bench/lib/paths.js). */
@@ -5,3 +6,14 @@ export const ROOT = resolve(__dirname, '../../..');
 
 /** Where the harnesses write their reports. */
 export const RESULTS = join(ROOT, 'bench', 'results');
+
+/**
+ * The Node flags the service runs with in production (package.json `config.nodeFlags`, which
+ * `npm start` and the Docker image read too): every harness starts it the same way.
+ */
+export function serviceNodeFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    config: { nodeFlags: string };
+  };
+  return pkg.config.nodeFlags.split(' ').filter(Boolean);
+}

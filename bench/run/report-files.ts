@@ -4,7 +4,7 @@ import { availableParallelism, cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { type Fixtures, withClient } from '../lib/db';
 import type { BenchOptions } from '../lib/options';
-import { RESULTS, ROOT } from '../lib/paths';
+import { RESULTS, ROOT, serviceNodeFlags } from '../lib/paths';
 import { chart, markdown, type Report } from '../lib/report';
 
 // The report's facts about the machine and the code, and its files in bench/results/.
@@ -43,7 +43,7 @@ export async function environment(dbUrl: string): Promise<Record<string, string>
     memory: `${(totalmem() / 1073741824).toFixed(0)} GiB`,
     postgresql: `${version} on 127.0.0.1`,
     autocannon,
-    'service start': '`node dist/src/main.js`, NODE_ENV=production, DB_POOL_SIZE=10 (default)',
+    'service start': `\`node ${serviceNodeFlags().join(' ')} dist/src/main.js\`, NODE_ENV=production, DB_POOL_SIZE=10 (default)`,
     'baseline start': '`node dist/bench/baseline/server.js`, pg pool of 10',
   };
 }

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { deriveKeys, type TokenSettings } from '../lib/jwt';
 import { PEER_DIR, type PeerInfo } from '../lib/peers';
-import { ROOT } from '../lib/paths';
+import { ROOT, serviceNodeFlags } from '../lib/paths';
 import { type Server, startServer } from '../lib/processes';
 
 // The two targets of every scenario, the service and the bare baseline, and the peers of
@@ -40,7 +40,10 @@ export function setServiceEnv(env: Record<string, string>): void {
   serviceEnvOverrides = env;
 }
 
-/** `node [nodeArgs] dist/src/main.js` (or `script`), ready once /health/readiness answers. */
+/**
+ * `node <production flags> [nodeArgs] dist/src/main.js` (or `script`), ready once
+ * /health/readiness answers.
+ */
 export function startService(
   dbUrl: string,
   logLevel: 'info' | 'warn',
@@ -49,7 +52,7 @@ export function startService(
   return startServer({
     name: 'service',
     script: join(ROOT, options.script ?? 'dist/src/main.js'),
-    nodeArgs: options.nodeArgs,
+    nodeArgs: [...serviceNodeFlags(), ...(options.nodeArgs ?? [])],
     cwd: ROOT,
     env: { ...commonEnv(dbUrl), LOG_LEVEL: logLevel, ...serviceEnvOverrides, ...options.env },
     readyPath: '/health/readiness',

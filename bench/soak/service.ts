@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ServiceProcess, startServiceProcess } from '../../test/helpers/service-process';
 import { databaseName, databaseUrl, ensureDatabase, withClient } from '../lib/db';
-import { ROOT } from '../lib/paths';
+import { ROOT, serviceNodeFlags } from '../lib/paths';
 import { options } from './options';
 
 /** The service under soak, on PostgreSQL or on the embedded database, and what it logged. */
@@ -63,6 +63,7 @@ export async function startSoakService(): Promise<SoakService> {
   const errorLines: string[] = [];
   const service = await startServiceProcess({
     script: join(ROOT, 'dist/src/main.js'),
+    nodeArgs: serviceNodeFlags(),
     env,
     ready: { path: '/health/readiness', withinMs: 180_000, everyMs: 250, attemptMs: 2_000 },
     onLine: (line) => {
