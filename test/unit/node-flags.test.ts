@@ -1,13 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { serviceNodeFlags } from '../../bench/lib/paths';
 
 const root = join(__dirname, '../..');
 const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-  config: { nodeFlags: string };
   scripts: Record<string, string>;
 };
-const flags = packageJson.config.nodeFlags.split(' ').filter(Boolean);
+const flags = serviceNodeFlags(root);
 
 /**
  * The young generation's size (MiB) of a Node process started with these flags, once short-lived
