@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import { KnownLoader } from './shared/known-loader';
 import type { MeetingRecord } from './modules/meeting/meeting.store';
 import type { ParticipantRecord } from './modules/participant/participant.store';
 import type { UserRecord } from './modules/user/user.store';
@@ -19,7 +20,7 @@ function inKeyOrder<R extends { id: string }>(
  * composed: a meeting's participants and their users, a follow list's users, the caller.
  */
 export function createLoaders(stores: Stores) {
-  const users = new DataLoader<string, UserRecord | null>(async (ids) =>
+  const users = new KnownLoader<string, UserRecord | null>(async (ids) =>
     inKeyOrder(ids, await stores.users.byIds(ids)),
   );
   const primeUsers = (records: readonly UserRecord[]): void => {
@@ -27,12 +28,12 @@ export function createLoaders(stores: Stores) {
       users.prime(user.id, user);
     }
   };
-  const participantsByMeeting = new DataLoader<string, ParticipantRecord[]>(async (ids) => {
+  const participantsByMeeting = new KnownLoader<string, ParticipantRecord[]>(async (ids) => {
     const found = await stores.participants.ofMeetings(ids);
     primeUsers(found.users);
     return ids.map((id) => found.byMeeting.get(id) ?? []);
   });
-  const meetings = new DataLoader<string, MeetingRecord | null>(async (ids) => {
+  const meetings = new KnownLoader<string, MeetingRecord | null>(async (ids) => {
     const found = await stores.meetings.withParticipants(ids);
     primeUsers(found.users);
     for (const [meetingId, participants] of found.byMeeting) {

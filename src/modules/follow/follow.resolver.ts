@@ -19,6 +19,7 @@ import type { UserRecord } from '../user/user.store';
 import { FollowInput, UnfollowInput, UserIdArgs } from './follow.inputs';
 import { FollowConnection, FollowPayload, FollowStatusType, UnfollowPayload } from './follow.types';
 import { ConnectionArgs, type ConnectionResult } from '../../shared/connection';
+import type { Known } from '../../shared/known-loader';
 
 export const FollowPage = Paginated(Follow, 'FollowPage');
 const FollowListArgs = PageArgs(null);
@@ -111,12 +112,12 @@ export class FollowResolver {
   }
 
   @FieldResolver(() => User, { name: 'follower', description: 'The user who follows.' })
-  followerUser(@Root() follow: FollowRecord, @Ctx() ctx: Context): Promise<UserRecord | null> {
-    return ctx.loaders.users.load(follow.followerId);
+  followerUser(@Root() follow: FollowRecord, @Ctx() ctx: Context): Known<UserRecord | null> {
+    return ctx.loaders.users.get(follow.followerId);
   }
 
   @FieldResolver(() => User, { name: 'following', description: 'The user who is followed.' })
-  followingUser(@Root() follow: FollowRecord, @Ctx() ctx: Context): Promise<UserRecord | null> {
-    return ctx.loaders.users.load(follow.followingId);
+  followingUser(@Root() follow: FollowRecord, @Ctx() ctx: Context): Known<UserRecord | null> {
+    return ctx.loaders.users.get(follow.followingId);
   }
 }

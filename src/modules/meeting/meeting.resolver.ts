@@ -37,6 +37,7 @@ import {
   MeetingIdArgs,
   MeetingListArgs,
 } from './meeting.inputs';
+import type { Known } from '../../shared/known-loader';
 
 @Resolver(() => Meeting)
 export class MeetingResolver {
@@ -156,15 +157,15 @@ export class MeetingResolver {
   }
 
   @FieldResolver(() => User, { description: 'The user who owns the meeting.' })
-  owner(@Root() meeting: MeetingRecord, @Ctx() ctx: Context): Promise<UserRecord | null> {
-    return ctx.loaders.users.load(meeting.ownerId);
+  owner(@Root() meeting: MeetingRecord, @Ctx() ctx: Context): Known<UserRecord | null> {
+    return ctx.loaders.users.get(meeting.ownerId);
   }
 
   @FieldResolver(() => [Participant], {
     description: 'The participants, ordered by when they were added.',
   })
-  participants(@Root() meeting: MeetingRecord, @Ctx() ctx: Context): Promise<ParticipantRecord[]> {
-    return ctx.loaders.participantsByMeeting.load(meeting.id);
+  participants(@Root() meeting: MeetingRecord, @Ctx() ctx: Context): Known<ParticipantRecord[]> {
+    return ctx.loaders.participantsByMeeting.get(meeting.id);
   }
 
   @FieldResolver(() => ParticipantConnection.type, {

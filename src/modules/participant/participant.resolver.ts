@@ -6,19 +6,20 @@ import { Participant } from './participant.entity';
 import type { ParticipantRecord } from './participant.store';
 import type { MeetingRecord } from '../meeting/meeting.store';
 import type { UserRecord } from '../user/user.store';
+import type { Known } from '../../shared/known-loader';
 
 @Resolver(() => Participant)
 export class ParticipantResolver {
   @FieldResolver(() => User, { description: 'The participating user.' })
-  user(@Root() participant: ParticipantRecord, @Ctx() ctx: Context): Promise<UserRecord | null> {
-    return ctx.loaders.users.load(participant.userId);
+  user(@Root() participant: ParticipantRecord, @Ctx() ctx: Context): Known<UserRecord | null> {
+    return ctx.loaders.users.get(participant.userId);
   }
 
   @FieldResolver(() => Meeting, { description: 'The meeting.' })
   meeting(
     @Root() participant: ParticipantRecord,
     @Ctx() ctx: Context,
-  ): Promise<MeetingRecord | null> {
-    return ctx.loaders.meetings.load(participant.meetingId);
+  ): Known<MeetingRecord | null> {
+    return ctx.loaders.meetings.get(participant.meetingId);
   }
 }
