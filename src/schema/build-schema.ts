@@ -1,5 +1,6 @@
 import { type GraphQLSchema, isInterfaceType } from 'graphql';
-import { buildSchema, type PubSub } from 'type-graphql';
+import { buildSchema, type BuildSchemaOptions, type PubSub } from 'type-graphql';
+import { callFieldResolversDirectly } from '../graphql/direct-field-resolvers';
 import { AuthResolver } from '../modules/auth/auth.resolver';
 import { FollowResolver } from '../modules/follow/follow.resolver';
 import { MeetingResolver } from '../modules/meeting/meeting.resolver';
@@ -28,7 +29,7 @@ const NO_PUBSUB: PubSub = {
 
 /** The one schema both faces (GraphQL and REST) execute against. */
 export async function createSchema(): Promise<GraphQLSchema> {
-  const schema = await buildSchema({
+  const options: BuildSchemaOptions = {
     resolvers: [
       AuthResolver,
       UserResolver,
@@ -45,7 +46,9 @@ export async function createSchema(): Promise<GraphQLSchema> {
     validateFn: validateArgs,
     pubSub: NO_PUBSUB,
     authChecker: viewerAuthChecker,
-  });
+  };
+  const schema = await buildSchema(options);
+  callFieldResolversDirectly(schema, options);
   // type-graphql wraps resolveType in an async function, which the compiled executor (graphql-jit)
   // does not await: Node answers its type synchronously.
   const node = schema.getType('Node');
