@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeRows } from '../db/rows';
 import type { ChangeNotice } from './meeting-event';
 
 /** The PostgreSQL channel every instance listens on for committed changes. */
@@ -16,11 +17,11 @@ export class EventStore {
     if (notices.length === 0) {
       return;
     }
-    await this.em.execute(
+    await executeRows(
+      this.em,
       // One statement for every notice: each element of the JSON array is one notice's payload.
       'select pg_notify(?, notice::text) from json_array_elements(?::json) as notice',
       [EVENTS_CHANNEL, JSON.stringify(notices)],
-      'all',
     );
   }
 }
