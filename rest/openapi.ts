@@ -1,4 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
+import { HEALTH_PATH } from '../src/http/health.routes';
 import { type ClientInput, operationInputs } from './openapi-inputs';
 import {
   responseRef,
@@ -76,13 +77,13 @@ const healthProbes: ReadonlyArray<{
   responses: Record<string, JsonObject>;
 }> = [
   {
-    path: '/health/liveness',
+    path: `${HEALTH_PATH}/liveness`,
     operationId: 'Liveness',
     summary: 'Liveness: the process answers',
     responses: { 204: { description: 'The process is alive.' } },
   },
   {
-    path: '/health/readiness',
+    path: `${HEALTH_PATH}/readiness`,
     operationId: 'Readiness',
     summary: 'Readiness: the database answers too',
     responses: {

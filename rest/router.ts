@@ -1,4 +1,4 @@
-import express, { type Request, type RequestHandler, type Response, Router } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import { type AppDependencies, createContext, type Context } from '../src/context';
@@ -14,6 +14,7 @@ import { type FieldErrors, ValidationFailedError } from '../src/shared/errors';
 import { BODY_LIMIT_BYTES, readBody } from './body';
 import { loadOperations, type PreparedOperation } from './operations';
 import type { RouteSpec } from './route';
+import { routeIndex } from './route-index';
 import { routes as declaredRoutes } from './routes';
 import { clientFieldPath } from './names';
 import {
@@ -136,9 +137,20 @@ function valueAt(data: unknown, path: readonly string[]): unknown {
 
 const NO_BODY: Readonly<Record<string, unknown>> = Object.freeze({});
 
+/** Names the request's route in its log line and metrics, before its body is read. */
+function labelled(route: RouteSpec): RequestHandler {
+  const label = `${REST_PREFIX}${route.path}`;
+  return (_req, _res, next) => {
+    const scope = currentRequest();
+    if (scope) {
+      scope.route = label;
+    }
+    next();
+  };
+}
+
 /** The one generic handler: gather variables → execute in-process → answer the result or error. */
 function handle(route: RouteSpec, executor: Executor): RequestHandler {
-  const label = `${REST_PREFIX}${route.path}`;
   const style = route.errorStyle ?? 'contract';
   // Each operation's variables are resolved once (types, client names), at its first request.
   const plans = new Map<PreparedOperation, VariablePlan>();
@@ -151,10 +163,6 @@ function handle(route: RouteSpec, executor: Executor): RequestHandler {
     return plan;
   };
   return async (req: Request, res: Response) => {
-    const scope = currentRequest();
-    if (scope) {
-      scope.route = label;
-    }
     try {
       const values: RequestValues = {
         path: req.params as Record<string, string>,
@@ -212,16 +220,22 @@ export function restRouter(options: {
   deps: AppDependencies;
   logger: Logger;
   routes?: readonly RouteSpec[];
-}): Router {
+}): RequestHandler {
   const executor: Executor = { ...options, operations: loadOperations(options.schema) };
   const routes = [...(options.routes ?? declaredRoutes)].sort(bySpecificity);
   checkRoutes(routes, executor);
-  const router = Router();
-  for (const route of routes) {
-    const parsers =
-      route.body === 'none' ? [] : route.errorStyle === 'oauth' ? oauthBodyParsers : bodyParsers;
-    router[route.method](route.path, ...parsers, handle(route, executor));
-  }
-  router.use(notFound);
-  return router;
+  const index = routeIndex(
+    routes.map((route) => {
+      const parsers =
+        route.body === 'none' ? [] : route.errorStyle === 'oauth' ? oauthBodyParsers : bodyParsers;
+      return {
+        method: route.method,
+        path: route.path,
+        handlers: [labelled(route), ...parsers, handle(route, executor)],
+      };
+    }),
+  );
+  // Whatever no route takes under the prefix is not found (health and docs are mounted before).
+  return (req, res, next) =>
+    index(req, res, (error?: unknown) => (error ? next(error) : notFound(req, res, next)));
 }

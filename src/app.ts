@@ -24,9 +24,9 @@ import { createApolloServer, GRAPHQL_PATH } from './graphql/apollo';
 import { formatError } from './graphql/format-error';
 import { playgroundAssets, playgroundAssetsMount, renderPlayground } from './graphql/playground';
 import { GRAPHIQL_PATH, graphiqlRouter } from './graphql/graphiql';
-import { healthRoutes } from './http/health.routes';
+import { HEALTH_PATH, healthRoutes } from './http/health.routes';
 import { errorHandler, notFound } from './http/http-errors';
-import { oauthMetadataRoutes } from './http/oauth-metadata.routes';
+import { oauthMetadataRoutes, WELL_KNOWN_PATH } from './http/oauth-metadata.routes';
 import { corsPolicy, inlineScriptHashes, securityHeaders } from './http/security';
 import { createLogger } from './logger';
 import { Metrics } from './observability/metrics';
@@ -132,9 +132,9 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
   app.use(securityHeaders(inlineScriptHashes(playgroundHtml)));
   app.use(corsPolicy(config.corsOrigins));
   const health = healthRoutes(database.orm, () => shuttingDown);
-  app.use(health);
-  app.use(REST_PREFIX, health);
-  app.use(oauthMetadataRoutes(key, issuer));
+  // Mounted at their own paths, so other requests do not walk their routes.
+  app.use([HEALTH_PATH, `${REST_PREFIX}${HEALTH_PATH}`], health);
+  app.use(WELL_KNOWN_PATH, oauthMetadataRoutes(key, issuer));
   app.use(playgroundAssetsMount, playgroundAssets());
   app.use(GRAPHIQL_PATH, graphiqlRouter(GRAPHQL_PATH));
 

@@ -3,13 +3,16 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { ServiceUnavailableError } from '../shared/errors';
 import { sendHttpError } from './http-errors';
 
-/** Liveness (the process answers) and readiness (the database answers too). */
+/** Where the health routes are mounted (also under the REST prefix). */
+export const HEALTH_PATH = '/health';
+
+/** Liveness (the process answers) and readiness (the database answers too), under HEALTH_PATH. */
 export function healthRoutes(orm: MikroORM, isShuttingDown: () => boolean): Router {
   const router = Router();
-  router.get('/health/liveness', (_req, res) => {
+  router.get('/liveness', (_req, res) => {
     res.status(204).end();
   });
-  router.get('/health/readiness', async (_req, res) => {
+  router.get('/readiness', async (_req, res) => {
     if (isShuttingDown()) {
       sendHttpError(res, new ServiceUnavailableError());
       return;
