@@ -3,7 +3,8 @@ import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig } from './config';
 import { databaseServer, openDatabase } from './db/orm';
 import { createLogger } from './logger';
-import { CLUSTER_METRICS_PORT, clusterMetricsHandler } from './observability/metrics';
+import { clusterMetricsHandler } from './observability/cluster-metrics';
+import { CLUSTER_METRICS_PORT } from './observability/metrics';
 import { listenForMetrics } from './observability/metrics-server';
 
 /**

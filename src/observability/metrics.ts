@@ -1,14 +1,8 @@
 import cluster from 'node:cluster';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
-import {
-  AggregatorRegistry,
-  collectDefaultMetrics,
-  Counter,
-  Gauge,
-  Histogram,
-  Registry,
-} from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { answerPrimaryScrapes } from './cluster-metrics';
 
 /** What the connection pool (tarn, under knex) tells about itself. */
 interface PoolState {
@@ -48,9 +42,9 @@ export class Metrics {
   readonly live: LiveMetrics;
 
   constructor(orm: MikroORM) {
-    this.registry = cluster.isWorker ? new AggregatorRegistry() : new Registry();
+    this.registry = new Registry();
     if (cluster.isWorker) {
-      AggregatorRegistry.setRegistries([this.registry]);
+      answerPrimaryScrapes(this.registry);
     }
     collectDefaultMetrics({ register: this.registry });
     this.duration = new Histogram({
@@ -139,13 +133,3 @@ function exposition(
 
 /** Where a cluster's primary serves its workers' metrics when METRICS_PORT is not set. */
 export const CLUSTER_METRICS_PORT = 9464;
-
-/**
- * For a cluster's primary: a handler answering the metrics of every worker, aggregated
- * (histograms and counters summed, gauges as prom-client's aggregators say).
- */
-export function clusterMetricsHandler(): RequestHandler {
-  const registry: AggregatorRegistry<typeof Registry.PROMETHEUS_CONTENT_TYPE> =
-    new AggregatorRegistry();
-  return exposition(registry, () => registry.clusterMetrics());
-}

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildService, type ServiceBuild } from '../faults/support/build';
 import { freePort, type ServiceProcess, serviceEnv, startService } from '../faults/support/service';
@@ -27,6 +28,18 @@ async function untilBothWorkersReport(url: string): Promise<void> {
   throw new Error(`the cluster's two workers never both reported their metrics (last: ${last})`);
 }
 
+/** The pids of a process's children (the cluster's workers), from /proc. */
+function childrenOf(pid: number): number[] {
+  const tasks = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  return tasks ? tasks.split(/\s+/).map(Number) : [];
+}
+
+/** A gauge's value in a Prometheus text answer. */
+function gauge(text: string, name: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return line === undefined ? undefined : Number(line.split(' ').pop());
+}
+
 suite('metrics of a cluster', () => {
   let build: ServiceBuild | undefined;
   let database: TestDatabase | undefined;
@@ -49,8 +62,8 @@ suite('metrics of a cluster', () => {
         METRICS_PORT: String(metricsPort),
       }),
     );
-    // The cluster answers once its first worker listens; the primary's aggregation needs every
-    // worker to answer (a worker still starting fails the whole scrape), so wait for both.
+    // The cluster answers once its first worker listens, and a scrape counts the workers that
+    // reply: wait until both do.
     await untilBothWorkersReport(metricsUrl);
   }, 90_000);
 
@@ -81,5 +94,35 @@ suite('metrics of a cluster', () => {
     expect(line?.split(' ').pop()).toBe(String(REQUESTS));
     // Both workers report their pools: the maximum is summed over them (10 + 10).
     expect(text).toMatch(/^db_pool_connections_max 20$/m);
+  }, 60_000);
+
+  it('answer with the workers that reply while one is restarting, and say how many did', async () => {
+    const primary = cluster as ServiceProcess;
+    const before = childrenOf(primary.pid);
+    expect(before).toHaveLength(2);
+    process.kill(before[0] as number, 'SIGKILL');
+    // Every scrape answers, from the moment the worker dies until its replacement listens.
+    const seen: Array<{ status: number; workers?: number; reporting?: number }> = [];
+    const deadline = Date.now() + 45_000;
+    while (Date.now() < deadline) {
+      const response = await fetch(metricsUrl);
+      const text = await response.text();
+      seen.push({
+        status: response.status,
+        workers: gauge(text, 'cluster_workers'),
+        reporting: gauge(text, 'cluster_workers_reporting'),
+      });
+      // Done once one worker alone has reported, and then both again.
+      if (seen.some((scrape) => scrape.reporting === 1) && seen.at(-1)?.reporting === 2) {
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(seen.every((scrape) => scrape.status === 200)).toBe(true);
+    // One worker alone was reporting for a while (the dead one either no longer asked or not
+    // answering in time), and both are again.
+    expect(seen).toContainEqual(expect.objectContaining({ status: 200, reporting: 1 }));
+    expect(seen.at(-1)).toEqual({ status: 200, workers: 2, reporting: 2 });
+    expect(childrenOf(primary.pid)).not.toContain(before[0]);
   }, 60_000);
 });
