@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { RequestHandler } from 'express';
 import { AggregatorRegistry, Gauge, Registry } from 'prom-client';
+import { exposition } from './metrics-server';
 
 /** One registry's numbers as a worker sends them: `getMetricsAsJSON()`'s answer. */
 type MetricJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>[number];
@@ -19,7 +20,8 @@ interface MetricsRequest {
 interface MetricsAnswer {
   type: typeof ANSWER;
   id: number;
-  metrics: MetricJson[];
+  /** Null when the worker could not collect them: it counts as not reporting. */
+  metrics: MetricJson[] | null;
 }
 
 const isRequest = (message: unknown): message is MetricsRequest =>
@@ -34,10 +36,12 @@ export function answerPrimaryScrapes(registry: Registry): void {
     if (!isRequest(message)) {
       return;
     }
-    void registry.getMetricsAsJSON().then((metrics) => {
-      const answer: MetricsAnswer = { type: ANSWER, id: message.id, metrics };
-      process.send?.(answer);
-    });
+    const answer = (metrics: MetricJson[] | null) => {
+      const reply: MetricsAnswer = { type: ANSWER, id: message.id, metrics };
+      process.send?.(reply);
+    };
+    // A collector that fails must not become an unhandled rejection that ends the worker.
+    registry.getMetricsAsJSON().then(answer, () => answer(null));
   });
 }
 
@@ -54,7 +58,7 @@ export function clusterMetricsHandler(): RequestHandler {
   cluster.on('listening', (worker) => listening.add(worker));
   cluster.on('disconnect', (worker) => listening.delete(worker));
   cluster.on('exit', (worker) => listening.delete(worker));
-  const pending = new Map<number, (metrics: MetricJson[]) => void>();
+  const pending = new Map<number, (metrics: MetricJson[] | null) => void>();
   cluster.on('message', (_worker, message: unknown) => {
     if (isAnswer(message)) {
       pending.get(message.id)?.(message.metrics);
@@ -89,17 +93,12 @@ export function clusterMetricsHandler(): RequestHandler {
         settle(null);
       }
     });
-  return (_req, res, next) => {
+  return exposition(own, async () => {
     const asked = [...listening].filter((worker) => worker.isConnected());
-    Promise.all(asked.map(ask))
-      .then(async (answers) => {
-        const answered = answers.filter((metrics): metrics is MetricJson[] => metrics !== null);
-        workers.set(asked.length);
-        reporting.set(answered.length);
-        const registry = AggregatorRegistry.aggregate([...answered, await own.getMetricsAsJSON()]);
-        res.setHeader('content-type', registry.contentType);
-        res.end(await registry.metrics());
-      })
-      .catch(next);
-  };
+    const answers = await Promise.all(asked.map(ask));
+    const answered = answers.filter((metrics): metrics is MetricJson[] => metrics !== null);
+    workers.set(asked.length);
+    reporting.set(answered.length);
+    return AggregatorRegistry.aggregate([...answered, await own.getMetricsAsJSON()]).metrics();
+  });
 }

@@ -17,3 +17,18 @@ export function listenForMetrics(
     server.listen(settings.port ?? 0, host, () => resolve(server));
   });
 }
+
+/** A handler answering `produce()`'s text with the registry's content type. */
+export function exposition(
+  registry: { contentType: string },
+  produce: () => Promise<string>,
+): RequestHandler {
+  return (_req, res, next) => {
+    produce()
+      .then((text) => {
+        res.setHeader('content-type', registry.contentType);
+        res.end(text);
+      })
+      .catch(next);
+  };
+}

@@ -3,6 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { answerPrimaryScrapes } from './cluster-metrics';
+import { exposition } from './metrics-server';
 
 /** What the connection pool (tarn, under knex) tells about itself. */
 interface PoolState {
@@ -114,21 +115,6 @@ export class Metrics {
   handler(): RequestHandler {
     return exposition(this.registry, () => this.registry.metrics());
   }
-}
-
-/** A handler answering `produce()`'s text with the registry's content type. */
-function exposition(
-  registry: { contentType: string },
-  produce: () => Promise<string>,
-): RequestHandler {
-  return (_req, res, next) => {
-    produce()
-      .then((text) => {
-        res.setHeader('content-type', registry.contentType);
-        res.end(text);
-      })
-      .catch(next);
-  };
 }
 
 /** Where a cluster's primary serves its workers' metrics when METRICS_PORT is not set. */
