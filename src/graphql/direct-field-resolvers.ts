@@ -4,6 +4,7 @@ import { type BuildSchemaOptions, getMetadataStorage } from 'type-graphql';
 type FieldResolverMetadata = ReturnType<typeof getMetadataStorage>['fieldResolvers'][number];
 type ParamMetadata = NonNullable<FieldResolverMetadata['params']>[number];
 type PickParam = (root: unknown, context: unknown, info: unknown) => unknown;
+type ResolverClass = new () => Record<string, unknown>;
 
 /** How a parameter is read when it is a plain one: the parent record, the context, the info. */
 function plainParameter(param: ParamMetadata): PickParam | null {
@@ -34,8 +35,9 @@ function plainParameter(param: ParamMetadata): PickParam | null {
  */
 function directResolver(
   metadata: FieldResolverMetadata,
+  instanceOf: (resolverClass: ResolverClass) => Record<string, unknown>,
 ): GraphQLFieldResolver<unknown, unknown> | null {
-  const resolverClass = metadata.target as new () => Record<string, unknown>;
+  const resolverClass = metadata.target as ResolverClass;
   const params = [...(metadata.params ?? [])].sort((a, b) => a.index - b.index);
   const picks = params.map(plainParameter);
   if (
@@ -47,7 +49,7 @@ function directResolver(
   ) {
     return null;
   }
-  const instance = new resolverClass();
+  const instance = instanceOf(resolverClass);
   const method = instance[metadata.methodName] as (...args: unknown[]) => unknown;
   const [first, second] = picks as PickParam[];
   // The usual shapes without an argument array per call; any other through one.
@@ -82,21 +84,25 @@ export function callFieldResolversDirectly(
     return;
   }
   const storage = getMetadataStorage();
-  for (const objectType of storage.objectTypes) {
-    const type = schema.getType(objectType.name);
-    if (!isObjectType(type)) {
-      continue;
+  const typeNames = new Map(storage.objectTypes.map((type) => [type.target, type.name]));
+  // One instance per resolver class, as type-graphql's own container keeps.
+  const instances = new Map<ResolverClass, Record<string, unknown>>();
+  const instanceOf = (resolverClass: ResolverClass) => {
+    let instance = instances.get(resolverClass);
+    if (!instance) {
+      instance = new resolverClass();
+      instances.set(resolverClass, instance);
     }
-    const fields = type.getFields();
-    for (const metadata of storage.fieldResolvers) {
-      const field = fields[metadata.schemaName];
-      if (!field || metadata.getObjectType?.() !== objectType.target) {
-        continue;
-      }
-      const resolve = directResolver(metadata);
-      if (resolve) {
-        field.resolve = resolve;
-      }
+    return instance;
+  };
+  for (const metadata of storage.fieldResolvers) {
+    const target = metadata.getObjectType?.();
+    const typeName = target && typeNames.get(target);
+    const type = typeName ? schema.getType(typeName) : undefined;
+    const field = isObjectType(type) ? type.getFields()[metadata.schemaName] : undefined;
+    const resolve = field && directResolver(metadata, instanceOf);
+    if (field && resolve) {
+      field.resolve = resolve;
     }
   }
 }
