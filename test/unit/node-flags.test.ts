@@ -9,29 +9,39 @@ const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 };
 const flags = serviceNodeFlags(root);
 
-/**
- * The young generation's size (MiB) of a Node process started with these flags, once short-lived
- * garbage has made it grow to its largest.
- */
-function newSpaceMiB(nodeFlags: readonly string[]): number {
-  const probe = spawnSync(
-    process.execPath,
-    [
-      ...nodeFlags,
-      '-p',
-      'let k = []; for (let i = 0; i < 3e6; i++) { k.push({ a: i, b: `x${i}` }); if (k.length > 20000) k = []; } ' +
-        "require('v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size",
-    ],
-    { encoding: 'utf8', env: { PATH: process.env['PATH'] } },
-  );
+/** What `expression` prints in a Node process started with these flags. */
+function printed(nodeFlags: readonly string[], expression: string): number {
+  const probe = spawnSync(process.execPath, [...nodeFlags, '-p', expression], {
+    encoding: 'utf8',
+    env: { PATH: process.env['PATH'] },
+  });
   expect(probe.stderr).toBe('');
   expect(probe.status).toBe(0);
-  return Number(probe.stdout.trim()) / 1048576;
+  return Number(probe.stdout.trim());
 }
+
+/** The young generation's size once short-lived garbage has made it grow to its largest. */
+const newSpace = (nodeFlags: readonly string[]): number =>
+  printed(
+    nodeFlags,
+    'let k = []; for (let i = 0; i < 3e6; i++) { k.push({ a: i, b: `x${i}` }); if (k.length > 20000) k = []; } ' +
+      "require('v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size",
+  );
+
+/** The heap's limit (bytes). */
+const heapLimit = (nodeFlags: readonly string[]): number =>
+  printed(nodeFlags, "require('v8').getHeapStatistics().heap_size_limit");
 
 describe("the service's Node flags (package.json config.nodeFlags)", () => {
   it('are accepted by this Node and give a larger young generation than the default', () => {
-    expect(newSpaceMiB(flags)).toBeGreaterThan(newSpaceMiB([]));
+    expect(newSpace(flags)).toBeGreaterThan(newSpace([]));
+  });
+
+  it('bound the old generation at 1 GiB (the default grows with the machine, to 4 GiB)', () => {
+    const limit = heapLimit(flags);
+    // The limit covers the young generation too: 1 GiB of old space and at most 3 × 32 MiB.
+    expect(limit).toBeGreaterThanOrEqual(1024 * 1048576);
+    expect(limit).toBeLessThanOrEqual((1024 + 96) * 1048576);
   });
 
   it('are what npm start and the cluster start run the service with', () => {
