@@ -13,3 +13,7 @@ export const ratio = (a: number, b: number): string =>
 /** SQL statements per request (a mean: one decimal unless whole). */
 export const statements = (n: number): string =>
   Number.isFinite(n) ? n.toFixed(n % 1 === 0 ? 0 : 1) : '–';
+
+/** Bytes as whole MiB. */
+export const mib = (bytes: number): string =>
+  bytes > 0 ? `${(bytes / 1048576).toFixed(0)} MiB` : '–';
