@@ -51,6 +51,29 @@ export class RecordReader<R> {
       .join(', ');
   }
 
+  /** `alias."column"` of a property, as a select's own tables name it. */
+  column(key: keyof R & string, alias: string): string {
+    return `${alias}."${this.entry(key)[2].name}"`;
+  }
+
+  /** `"<prefix><property>"`: a property as the select answers it (e.g. in a union's order by). */
+  output(key: keyof R & string): string {
+    return `"${this.entry(key)[1]}"`;
+  }
+
+  private entry(key: string): readonly [string, string, Column] {
+    const entry = this.entries.find(([name]) => name === key);
+    if (!entry) {
+      throw new Error(`no column for ${key}`);
+    }
+    return entry;
+  }
+
+  /** `null as "<prefix><property>", …`: no record, in a branch of a `union all` that has none. */
+  none(): string {
+    return this.entries.map(([, aliased]) => `null as "${aliased}"`).join(', ');
+  }
+
   /** The record in a row, or null when a left join found none (its id is null). */
   read(row: Row): R | null {
     const first = this.entries[0];
@@ -208,19 +231,22 @@ export function executeRows(
 export interface ByIds {
   one: string;
   many: string;
+  /** How many times the ids are tested (each test takes them as a value of its own). */
+  tests: number;
 }
 
 /**
  * Builds a {@link ByIds} from a statement with `{match}` where the id test goes (e.g.
- * `where m."id" {match}`): `= ?` for one id, `= any(?::uuid[])` for more. PostgreSQL plans the array
- * form again on every run (its generic plan is costed for an array of unknown length, so it never
- * wins against the custom one), while `= ?` switches to a cached generic plan after five runs;
- * most requests load one meeting or one user.
+ * `where m."id" {match}`; it may appear more than once): `= ?` for one id, `= any(?::uuid[])` for
+ * more. PostgreSQL plans the array form again on every run (its generic plan is costed for an
+ * array of unknown length, so it never wins against the custom one), while `= ?` switches to a
+ * cached generic plan after five runs; most requests load one meeting or one user.
  */
 export function byIds(statement: string): ByIds {
   return {
-    one: statement.replace('{match}', '= ?'),
-    many: statement.replace('{match}', '= any(?::uuid[])'),
+    one: statement.replaceAll('{match}', '= ?'),
+    many: statement.replaceAll('{match}', '= any(?::uuid[])'),
+    tests: statement.split('{match}').length - 1,
   };
 }
 
@@ -230,7 +256,6 @@ export function selectByIds(
   select: ByIds,
   ids: readonly string[],
 ): Promise<Row[]> {
-  return ids.length === 1
-    ? selectRows(em, select.one, [ids[0]])
-    : selectRows(em, select.many, [arrayLiteral(ids)]);
+  const [sql, value] = ids.length === 1 ? [select.one, ids[0]] : [select.many, arrayLiteral(ids)];
+  return selectRows(em, sql, new Array<unknown>(select.tests).fill(value));
 }

@@ -19,13 +19,18 @@ export interface MeetingParticipants {
   users: UserRecord[];
 }
 
-/** Participants are shown in the order they were added (the owner first). */
-export const PARTICIPANT_ORDER = (alias: string): string => `${alias}."created_at", ${alias}."id"`;
+const participants = readerOf(Participant);
+
+/** Participants are shown in the order they were added (the owner first), then by id. */
+export const PARTICIPANT_ORDER_KEYS = ['createdAt', 'id'] as const;
+
+/** {@link PARTICIPANT_ORDER_KEYS} as the columns of the participants table `alias`. */
+export const PARTICIPANT_ORDER = (alias: string): string =>
+  PARTICIPANT_ORDER_KEYS.map((key) => participants.column(key, alias)).join(', ');
 
 /** Meetings that still wait for answers. */
 const OPEN_STATUSES = [MeetingStatus.PENDING, MeetingStatus.CONFIRMED];
 
-const participants = readerOf(Participant);
 const joinedUsers = readerOf(User, 'u_');
 const OF_MEETINGS = byIds(
   `select ${participants.select('p')}, ${joinedUsers.select('u')} from "participants" p ` +
