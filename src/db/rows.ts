@@ -112,7 +112,33 @@ export interface SelectOptions {
 }
 
 interface PgConnection {
-  query(config: QueryConfig): Promise<{ rows: Row[] }>;
+  query(
+    config: QueryConfig & { rowMode: 'array' },
+  ): Promise<{ rows: unknown[][]; fields: ReadonlyArray<{ name: string }> }>;
+}
+
+/** Builds a row object from a row's values, in the statement's column order. */
+type BuildRow = (values: readonly unknown[]) => Row;
+
+/** Row builders by statement text: a text answers the same columns every time. */
+const rowBuilders = new Map<string, BuildRow>();
+
+/**
+ * A row object of one shape, built as one object literal from pg's array row. pg's own object rows
+ * start from an object its column names are added to one by one, which V8 turns into a hash table
+ * past a dozen columns: measured on the meeting read (36 columns), 1.6 KB per row and a hash
+ * lookup per column read. The literal is a plain object of fixed shape. Column names come from
+ * the statement's own select list (our aliases), quoted as JSON; a name that appears twice keeps
+ * its last value, as pg's object rows do.
+ */
+function rowBuilder(text: string, fields: ReadonlyArray<{ name: string }>): BuildRow {
+  let build = rowBuilders.get(text);
+  if (!build) {
+    const properties = fields.map((field, index) => `${JSON.stringify(field.name)}: v[${index}]`);
+    build = new Function('v', `return { ${properties.join(', ')} };`) as BuildRow;
+    rowBuilders.set(text, build);
+  }
+  return build;
 }
 
 /** `?` placeholders, numbered for PostgreSQL, and a statement name, once per SQL text. */
@@ -178,11 +204,17 @@ async function runStatement(
   try {
     const client = (await pool.acquireConnection()) as PgConnection;
     try {
-      const query: QueryConfig = { text, values: [...params] };
+      const query: QueryConfig & { rowMode: 'array' } = {
+        text,
+        values: [...params],
+        rowMode: 'array',
+      };
       if (options.prepared ?? true) {
         query.name = name;
       }
-      return (await client.query(query)).rows;
+      const result = await client.query(query);
+      const build = rowBuilder(text, result.fields);
+      return result.rows.map(build);
     } finally {
       pool.releaseConnection(client);
     }
