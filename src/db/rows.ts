@@ -120,9 +120,6 @@ interface PgConnection {
 /** Builds a row object from a row's values, in the statement's column order. */
 type BuildRow = (values: readonly unknown[]) => Row;
 
-/** Row builders by statement text: a text answers the same columns every time. */
-const rowBuilders = new Map<string, BuildRow>();
-
 /**
  * A row object of one shape, built as one object literal from pg's array row. pg's own object rows
  * start from an object its column names are added to one by one, which V8 turns into a hash table
@@ -131,20 +128,23 @@ const rowBuilders = new Map<string, BuildRow>();
  * the statement's own select list (our aliases), quoted as JSON; a name that appears twice keeps
  * its last value, as pg's object rows do.
  */
-function rowBuilder(text: string, fields: ReadonlyArray<{ name: string }>): BuildRow {
-  let build = rowBuilders.get(text);
-  if (!build) {
-    const properties = fields.map((field, index) => `${JSON.stringify(field.name)}: v[${index}]`);
-    build = new Function('v', `return { ${properties.join(', ')} };`) as BuildRow;
-    rowBuilders.set(text, build);
-  }
-  return build;
+function rowBuilder(fields: ReadonlyArray<{ name: string }>): BuildRow {
+  const properties = fields.map((field, index) => `${JSON.stringify(field.name)}: v[${index}]`);
+  return new Function('v', `return { ${properties.join(', ')} };`) as BuildRow;
+}
+
+/** A statement as sent to a server: its numbered text, its name, and (once run) its row builder. */
+interface ServerStatement {
+  text: string;
+  name: string;
+  /** A text answers the same columns every time: built at its first answer. */
+  build?: BuildRow;
 }
 
 /** `?` placeholders, numbered for PostgreSQL, and a statement name, once per SQL text. */
-const numbered = new Map<string, { text: string; name: string }>();
+const numbered = new Map<string, ServerStatement>();
 
-function forServer(sql: string): { text: string; name: string } {
+function forServer(sql: string): ServerStatement {
   let statement = numbered.get(sql);
   if (!statement) {
     let index = 0;
@@ -197,7 +197,8 @@ async function runStatement(
     return ormExecute(em, sql, params);
   }
   em.config.get('onQuery')(sql, [...params]);
-  const { text, name } = forServer(sql);
+  const statement = forServer(sql);
+  const { text, name } = statement;
   // Inside a transaction knex's client answers the transaction's own connection, and its release
   // is a no-op; outside, a connection of the pool.
   const pool = (transaction ?? knex).client;
@@ -213,8 +214,8 @@ async function runStatement(
         query.name = name;
       }
       const result = await client.query(query);
-      const build = rowBuilder(text, result.fields);
-      return result.rows.map(build);
+      statement.build ??= rowBuilder(result.fields);
+      return result.rows.map(statement.build);
     } finally {
       pool.releaseConnection(client);
     }
