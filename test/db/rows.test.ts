@@ -1,24 +1,33 @@
 import { type Database, openDatabase } from '../../src/db/orm';
-import { executeRows, selectRows } from '../../src/db/rows';
+import {
+  type Column,
+  executeRows,
+  RecordReader,
+  readAll,
+  selectRows,
+  toIsoTimestamp,
+} from '../../src/db/rows';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
 
 // selectRows answers plain rows, column alias → value, whichever way it reached the database (on a
-// server, pg's array rows built into objects of one shape per statement text).
+// server, pg's array rows built into objects of one shape per statement text). Records read from
+// them have their properties in column order and timestamps as the API writes them (ISO 8601
+// UTC, milliseconds), whatever precision and offset the database answered.
+
+let target: TestDatabase;
+let database: Database;
+const em = () => database.orm.em.fork();
+
+beforeAll(async () => {
+  target = await createTestDatabase();
+  database = await openDatabase(target.config, { migrate: false });
+});
+afterAll(async () => {
+  await database.close();
+  await target.drop();
+});
 
 describe('selectRows', () => {
-  let target: TestDatabase;
-  let database: Database;
-  const em = () => database.orm.em.fork();
-
-  beforeAll(async () => {
-    target = await createTestDatabase();
-    database = await openDatabase(target.config, { migrate: false });
-  });
-  afterAll(async () => {
-    await database.close();
-    await target.drop();
-  });
-
   it('answers each row as an object of its columns, in select order, with their values', async () => {
     const rows = await selectRows(
       em(),
@@ -63,5 +72,77 @@ describe('selectRows', () => {
         ]),
       ).toEqual([{ id: 1, note: 'b' }]);
     });
+  });
+});
+
+describe('toIsoTimestamp', () => {
+  it.each([
+    ['2026-11-22 04:21:03.032145+00', '2026-11-22T04:21:03.032Z'],
+    ['2026-11-22 04:21:03.0329+00', '2026-11-22T04:21:03.032Z'],
+    ['2026-11-22 04:21:03.032+00', '2026-11-22T04:21:03.032Z'],
+    ['2026-11-22 04:21:03.03+00', '2026-11-22T04:21:03.030Z'],
+    ['2026-11-22 04:21:03.5+00', '2026-11-22T04:21:03.500Z'],
+    ['2026-11-22 04:21:03+00', '2026-11-22T04:21:03.000Z'],
+    ['2026-11-22 06:21:03.032145+02', '2026-11-22T04:21:03.032Z'],
+    ['2026-11-21 23:51:03.032+05:30', '2026-11-21T18:21:03.032Z'],
+    ['2026-11-22 00:21:03-04', '2026-11-22T04:21:03.000Z'],
+  ])('%s → %s', (text, iso) => {
+    expect(toIsoTimestamp(text)).toBe(iso);
+  });
+
+  it('writes a Date as its ISO text', () => {
+    expect(toIsoTimestamp(new Date(Date.UTC(2026, 10, 22, 4, 21, 3, 32)))).toBe(
+      '2026-11-22T04:21:03.032Z',
+    );
+  });
+});
+
+describe('RecordReader', () => {
+  const columns = new Map<string, Column>([
+    ['id', { name: 'id' }],
+    ['note', { name: 'note' }],
+    ['seenAt', { name: 'seen_at', timestamp: true }],
+    ['gone', { name: 'gone', timestamp: true }],
+  ]);
+  interface Note {
+    id: number;
+    note: string | null;
+    seenAt: string;
+    gone: string | null;
+  }
+  const notes = new RecordReader<Note>(columns, 'n_');
+
+  it('reads each row into a record of the columns, in order, with ISO timestamps', async () => {
+    const rows = await selectRows(
+      em(),
+      `select ${notes.select('t')} from (values ` +
+        `(1, 'micro', '2026-11-22 04:21:03.032145+00'::timestamptz, null::timestamptz), ` +
+        `(2, null, '2026-11-22 04:21:03.5+00', '2026-11-23 00:00:00+00'), ` +
+        `(3, 'offset', '2026-11-22 06:21:03.032+02', null)` +
+        `) t ("id", "note", "seen_at", "gone") order by t."id"`,
+    );
+    const records = readAll(notes, rows);
+    expect(records).toEqual([
+      { id: 1, note: 'micro', seenAt: '2026-11-22T04:21:03.032Z', gone: null },
+      { id: 2, note: null, seenAt: '2026-11-22T04:21:03.500Z', gone: '2026-11-23T00:00:00.000Z' },
+      { id: 3, note: 'offset', seenAt: '2026-11-22T04:21:03.032Z', gone: null },
+    ]);
+    expect(records.map((record) => Object.keys(record))).toEqual(
+      records.map(() => ['id', 'note', 'seenAt', 'gone']),
+    );
+  });
+
+  it('reads no record where a left join found none, and skips it in readAll', async () => {
+    const rows = await selectRows(
+      em(),
+      `select k."k", ${notes.select('t')} from (values (1), (2)) k ("k") left join (values ` +
+        `(1, 'only', '2026-11-22 04:21:03+00'::timestamptz, null::timestamptz)` +
+        `) t ("id", "note", "seen_at", "gone") on t."id" = k."k" order by k."k"`,
+    );
+    expect(rows.map((row) => notes.read(row))).toEqual([
+      { id: 1, note: 'only', seenAt: '2026-11-22T04:21:03.000Z', gone: null },
+      null,
+    ]);
+    expect(readAll(notes, rows)).toHaveLength(1);
   });
 });
