@@ -6,6 +6,7 @@ import { MeetingStore } from './modules/meeting/meeting.store';
 import { NodeStore } from './modules/node/node.store';
 import { ParticipantStore } from './modules/participant/participant.store';
 import { UserStore } from './modules/user/user.store';
+import { inSqlTransaction } from './db/sql-transaction';
 
 /** The data access of every module over one entity manager (a request's, or a transaction's). */
 export interface Stores {
@@ -17,8 +18,17 @@ export interface Stores {
   readonly refreshTokens: RefreshTokenStore;
   /** Change notices for subscribers on every instance (sent with the transaction's commit). */
   readonly events: EventStore;
-  /** Runs `work` in a transaction, with stores over it; commits when it returns. */
+  /**
+   * Runs `work` in a transaction, with stores over it; commits when it returns. Entities the
+   * stores create (`meetings.create`, `participants.create`) are written at commit.
+   */
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
+  /**
+   * The same for work that only calls the stores' statement methods (reads, locks, `add`,
+   * `update`, `setStatus`, `remove`, `publish`; not the ORM reads of `users`): without the ORM's unit of work on a server
+   * (src/db/sql-transaction.ts). Entities created inside it are not written.
+   */
+  sqlTransaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
 }
 
 /**
@@ -66,6 +76,10 @@ class StoresOver implements Stores {
 
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T> {
     return this.em.transactional((tx) => work(new StoresOver(tx)));
+  }
+
+  sqlTransaction<T>(work: (stores: Stores) => Promise<T>): Promise<T> {
+    return inSqlTransaction(this.em, (tx) => work(new StoresOver(tx)));
   }
 }
 

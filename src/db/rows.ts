@@ -201,7 +201,8 @@ export function arrayLiteral(values: readonly string[]): string {
 
 const isServer = new WeakMap<Knex, boolean>();
 
-function onServer(knex: Knex): boolean {
+/** Whether statements go to a PostgreSQL server through pg (else through the embedded dialect). */
+export function onServer(knex: Knex): boolean {
   let server = isServer.get(knex);
   if (server === undefined) {
     // The embedded database has a dialect of its own; a server is reached through this one.

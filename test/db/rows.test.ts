@@ -1,4 +1,3 @@
-import { type Database, openDatabase } from '../../src/db/orm';
 import {
   type Column,
   executeRows,
@@ -7,25 +6,15 @@ import {
   selectRows,
   toIsoTimestamp,
 } from '../../src/db/rows';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+import { useOpenedDatabase } from '../helpers/test-database';
 
 // selectRows answers plain rows, column alias → value, whichever way it reached the database (on a
 // server, pg's array rows built into objects of one shape per statement text). Records read from
 // them have their properties in column order and timestamps as the API writes them (ISO 8601
 // UTC, milliseconds), whatever precision and offset the database answered.
 
-let target: TestDatabase;
-let database: Database;
-const em = () => database.orm.em.fork();
-
-beforeAll(async () => {
-  target = await createTestDatabase();
-  database = await openDatabase(target.config, { migrate: false });
-});
-afterAll(async () => {
-  await database.close();
-  await target.drop();
-});
+const database = useOpenedDatabase();
+const em = () => database().orm.em.fork();
 
 describe('selectRows', () => {
   it('answers each row as an object of its columns, in select order, with their values', async () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import type { DatabaseConfig } from '../../src/config';
+import { type Database, openDatabase } from '../../src/db/orm';
 import { EMBEDDED_URL_VARIABLE } from './embedded-url';
 
 declare const __TEST_DATABASE__: 'embedded' | 'postgres';
@@ -51,4 +52,22 @@ export async function createTestDatabase(): Promise<TestDatabase> {
         await client.query(`drop database if exists "${name}" with (force)`);
       }),
   };
+}
+
+/**
+ * A fresh database opened (without migrations) before a file's tests and dropped after them;
+ * answers it once open.
+ */
+export function useOpenedDatabase(): () => Database {
+  let target: TestDatabase;
+  let database: Database;
+  beforeAll(async () => {
+    target = await createTestDatabase();
+    database = await openDatabase(target.config, { migrate: false });
+  });
+  afterAll(async () => {
+    await database.close();
+    await target.drop();
+  });
+  return () => database;
 }

@@ -173,7 +173,7 @@ export class MeetingService {
     const status = args.status ?? ParticipantStatus.NEW;
     const participant = await onUniqueViolation(
       () =>
-        this.stores.transaction(async (tx) => {
+        this.stores.sqlTransaction(async (tx) => {
           const { meeting, participants, user } = await lockVisible(
             tx,
             viewer,
@@ -230,7 +230,7 @@ export class MeetingService {
     meetingId: string,
     status: ParticipantStatus,
   ): Promise<MeetingRecord> {
-    const meeting = await this.stores.transaction(async (tx) => {
+    const meeting = await this.stores.sqlTransaction(async (tx) => {
       // The answer is written by the participants' read unless the meeting refuses it (a viewer
       // who is no participant matches no row); answering again the same way writes nothing.
       const locked = await lockVisible(tx, viewer, meetingId, (found) =>
