@@ -25,8 +25,9 @@ export interface Stores {
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
   /**
    * The same for work that only calls the stores' statement methods (reads, locks, `add`,
-   * `update`, `setStatus`, `remove`, `publish`; not the ORM reads of `users`): without the ORM's unit of work on a server
-   * (src/db/sql-transaction.ts). Entities created inside it are not written.
+   * `update`, `setStatus`, `remove`, `publish`, `countVisible`; not the ORM's reads of users):
+   * without the ORM's unit of work on a server (src/db/sql-transaction.ts). Entities created
+   * inside it are not written.
    */
   sqlTransaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
 }

@@ -202,6 +202,23 @@ describe('the meeting lifecycle over GraphQL', () => {
       expect(
         await refusal('updateMeeting', { meetingId: id, assignedTo: UNKNOWN_ID }, owner),
       ).toEqual({ code: 'NOT_FOUND', reason: 'USER_NOT_FOUND' });
+      // Users that are not visible are refused as unknown ones, alone or beside a visible one.
+      const inactive = await t.seed.user();
+      await t.seed.update(inactive, { isActive: false });
+      const deleted = await t.seed.user();
+      await t.seed.update(deleted, { deletedAt: '2026-01-15' });
+      for (const hidden of [inactive, deleted]) {
+        expect(
+          await refusal('updateMeeting', { meetingId: id, assignedTo: hidden.id }, owner),
+        ).toEqual({ code: 'NOT_FOUND', reason: 'USER_NOT_FOUND' });
+        expect(
+          await refusal(
+            'updateMeeting',
+            { meetingId: id, appointedBy: carol.id, assignedTo: hidden.id },
+            owner,
+          ),
+        ).toEqual({ code: 'NOT_FOUND', reason: 'USER_NOT_FOUND' });
+      }
     });
 
     it('refuses to edit a closed meeting', async () => {

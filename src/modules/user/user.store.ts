@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { readAll, byIds, type ByIds, selectByIds, selectRows } from '../../db/rows';
+import { readAll, arrayLiteral, byIds, type ByIds, selectByIds, selectRows } from '../../db/rows';
 import { type ReadModel, readerOf, toReadModel } from '../../db/read-model';
 import { type KeysetOrder, readSlice, type Slice, type SliceRequest } from '../../db/keyset';
 import { type Page, pageClause, pageParams } from '../../shared/pagination';
@@ -29,6 +29,9 @@ const users = readerOf(User);
 const SELECT = `select ${users.select('u')} from "users" u`;
 const BY_IDS = byIds(`${SELECT} where u."id" {match}`);
 const BY_EMAIL = `${SELECT} where u."email" = ?`;
+const COUNT_VISIBLE =
+  `select count(*)::int as "n" from "users" u ` +
+  `where u."id" = any(?::uuid[]) and ${visibleUserSql('u')}`;
 const MATCHES =
   `${visibleUserSql('u')} ` + `and (u."name" ilike ? or u."account" ilike ? or u."email" ilike ?)`;
 const SEARCH = {
@@ -80,9 +83,10 @@ export class UserStore {
     return toReadModel(await this.em.findOneOrFail(User, { ...by, ...VISIBLE_USER }));
   }
 
-  /** How many of the ids name visible users. */
-  countVisible(ids: readonly string[]): Promise<number> {
-    return this.em.count(User, { id: { $in: [...ids] }, ...VISIBLE_USER });
+  /** How many of the ids name visible users (a statement, so it may run in a sqlTransaction). */
+  async countVisible(ids: readonly string[]): Promise<number> {
+    const [row] = await selectRows(this.em, COUNT_VISIBLE, [arrayLiteral(ids)]);
+    return Number(row?.['n'] ?? 0);
   }
 
   /** A user with the password hash, for signing in by e-mail or account name. */
