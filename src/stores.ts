@@ -19,15 +19,15 @@ export interface Stores {
   /** Change notices for subscribers on every instance (sent with the transaction's commit). */
   readonly events: EventStore;
   /**
-   * Runs `work` in a transaction, with stores over it; commits when it returns. Entities the
-   * stores create (`meetings.create`, `participants.create`) are written at commit.
+   * Runs `work` in a transaction, with stores over it; commits when it returns. The ORM's
+   * transaction: for work that reads or writes through the ORM (a password change).
    */
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
   /**
-   * The same for work that only calls the stores' statement methods (reads, locks, `add`,
-   * `update`, `setStatus`, `remove`, `publish`, `countVisible`; not the ORM's reads of users):
-   * without the ORM's unit of work on a server (src/db/sql-transaction.ts). Entities created
-   * inside it are not written.
+   * The same for work that only calls the stores' statement methods (reads, locks, `create`,
+   * `createAll`, `add`, `update`, `setStatus`, `remove`, `publish`, `countVisible`; not the ORM's
+   * reads and writes of users or refresh tokens): without the ORM's unit of work on a server
+   * (src/db/sql-transaction.ts).
    */
   sqlTransaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
 }

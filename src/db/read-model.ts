@@ -131,17 +131,19 @@ export interface Statement {
 }
 
 /**
- * Inserts a record of an entity into its table: every readable column, named as the entity
- * declares it. Timestamps are ISO text, as records hold them.
+ * Inserts records of an entity into its table, in one statement: every readable column, named as
+ * the entity declares it. Timestamps are ISO text, as records hold them.
  */
-export function insertOf<E>(entity: EntityClass<E>, record: ReadModel<E>): Statement {
+export function insertOf<E>(entity: EntityClass<E>, ...records: ReadModel<E>[]): Statement {
   const columns = [...readModelColumns(entity)];
-  const values = record as Record<string, unknown>;
+  const row = `(${columns.map(() => '?').join(', ')})`;
   return {
     sql:
       `insert into "${tableOf(entity)}" (${columns.map(([, column]) => `"${column.name}"`).join(', ')}) ` +
-      `values (${columns.map(() => '?').join(', ')})`,
-    params: columns.map(([key]) => values[key] ?? null),
+      `values ${records.map(() => row).join(', ')}`,
+    params: records.flatMap((record) =>
+      columns.map(([key]) => (record as Record<string, unknown>)[key] ?? null),
+    ),
   };
 }
 

@@ -1,4 +1,3 @@
-import { toReadModel } from '../../db/read-model';
 import { onUniqueViolation } from '../../shared/db-errors';
 import {
   type AppError,
@@ -128,8 +127,8 @@ export class MeetingService {
     const appointedBy = input.appointedBy ?? null;
     const assignedTo = input.assignedTo ?? null;
     await requireVisibleUsers(this.stores, [...invited, appointedBy, assignedTo]);
-    const meeting = await this.stores.transaction(async (tx) => {
-      const created = tx.meetings.create({
+    return this.stores.sqlTransaction(async (tx) => {
+      const created = await tx.meetings.create({
         title: input.title.trim(),
         ...(input.type ? { type: input.type } : {}),
         startTime: input.startTime,
@@ -140,21 +139,21 @@ export class MeetingService {
         assignedTo,
       });
       // Explicit timestamps keep the owner first and the guests in the order given.
-      const start = created.createdAt.getTime();
-      tx.participants.create({
-        meetingId: created.id,
-        userId: viewer.id,
-        status: ParticipantStatus.ACCEPTED,
-        createdAt: new Date(start),
-      });
-      const guests = args.participants.map((participant, index) =>
-        tx.participants.create({
+      const start = Date.parse(created.createdAt);
+      const [, ...guests] = await tx.participants.createAll([
+        {
+          meetingId: created.id,
+          userId: viewer.id,
+          status: ParticipantStatus.ACCEPTED,
+          createdAt: new Date(start),
+        },
+        ...args.participants.map((participant, index) => ({
           meetingId: created.id,
           userId: invited[index] as string,
           status: participant.status ?? ParticipantStatus.NEW,
           createdAt: new Date(start + 1 + index),
-        }),
-      );
+        })),
+      ]);
       await tx.events.publish(
         meetingNotices(
           created.id,
@@ -164,7 +163,6 @@ export class MeetingService {
       );
       return created;
     });
-    return toReadModel(meeting);
   }
 
   /** Adds a user to a meeting; only its owner (or an admin) may. */

@@ -1,6 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { readAll, arrayLiteral, byIds, executeRows, selectByIds, selectRows } from '../../db/rows';
-import { idIn, type ReadModel, readerOf, updateOf } from '../../db/read-model';
+import {
+  idIn,
+  insertOf,
+  type ReadModel,
+  readerOf,
+  toReadModel,
+  updateOf,
+} from '../../db/read-model';
 import {
   countList,
   type KeysetOrder,
@@ -220,8 +227,11 @@ export class MeetingStore {
     return updated;
   }
 
-  /** Creates a meeting (the ORM writes it when the transaction commits). */
-  create(fields: NewMeeting): Meeting {
-    return this.em.create(Meeting, fields);
+  /** Writes a new meeting, with the entity's defaults for what `fields` leaves out. */
+  async create(fields: NewMeeting): Promise<MeetingRecord> {
+    const meeting = toReadModel(Object.assign(new Meeting(), fields));
+    const { sql, params } = insertOf(Meeting, meeting);
+    await executeRows(this.em, sql, params);
+    return meeting;
   }
 }

@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { readAll, arrayLiteral, byIds, executeRows, selectByIds, selectRows } from '../../db/rows';
-import { idIn, insertOf, type ReadModel, readerOf, tableOf, updateOf } from '../../db/read-model';
+import {
+  idIn,
+  insertOf,
+  type ReadModel,
+  readerOf,
+  tableOf,
+  toReadModel,
+  updateOf,
+} from '../../db/read-model';
 import { countList, byCreation, readSlice, type Slice, type SliceRequest } from '../../db/keyset';
 import { type Page, pageClause, pageParams } from '../../shared/pagination';
 import { MeetingStatus } from '../meeting/meeting.entity';
@@ -198,9 +206,17 @@ export class ParticipantStore {
     return { participants: readAll(participants, rows) };
   }
 
-  /** Creates a participant of a meeting being created (the ORM writes it at commit). */
-  create(fields: Pick<Participant, 'meetingId' | 'userId' | 'status'> & { createdAt: Date }) {
-    return this.em.create(Participant, fields);
+  /**
+   * Writes the participants of a meeting being created, in one statement, with the entity's
+   * defaults for what the fields leave out; answers them in the order given.
+   */
+  async createAll(
+    fields: ReadonlyArray<Pick<Participant, 'meetingId' | 'userId' | 'status' | 'createdAt'>>,
+  ): Promise<ParticipantRecord[]> {
+    const created = fields.map((one) => toReadModel(Object.assign(new Participant(), one)));
+    const { sql, params } = insertOf(Participant, ...created);
+    await executeRows(this.em, sql, params);
+    return created;
   }
 
   /** Adds a user to a meeting now, and answers the participant as written. */
