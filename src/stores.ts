@@ -19,17 +19,12 @@ export interface Stores {
   /** Change notices for subscribers on every instance (sent with the transaction's commit). */
   readonly events: EventStore;
   /**
-   * Runs `work` in a transaction, with stores over it; commits when it returns. The ORM's
-   * transaction: for work that reads or writes through the ORM (a password change).
+   * Runs `work` in a transaction, with stores over it; commits when it returns, rolls back when
+   * it throws. Its work calls the stores' statement methods only (every write and every read
+   * under a lock is one): on a server, BEGIN and COMMIT on one pooled connection, without the
+   * ORM's unit of work (src/db/sql-transaction.ts).
    */
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
-  /**
-   * The same for work that only calls the stores' statement methods (reads, locks, `create`,
-   * `createAll`, `add`, `update`, `setStatus`, `remove`, `publish`, `countVisible`; not the ORM's
-   * reads and writes of users or refresh tokens): without the ORM's unit of work on a server
-   * (src/db/sql-transaction.ts).
-   */
-  sqlTransaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
 }
 
 /**
@@ -76,10 +71,6 @@ class StoresOver implements Stores {
   }
 
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T> {
-    return this.em.transactional((tx) => work(new StoresOver(tx)));
-  }
-
-  sqlTransaction<T>(work: (stores: Stores) => Promise<T>): Promise<T> {
     return inSqlTransaction(this.em, (tx) => work(new StoresOver(tx)));
   }
 }

@@ -61,6 +61,15 @@ const readable = (property: EntityProperty): boolean =>
   (property.kind === ReferenceKind.SCALAR ||
     (property.kind === ReferenceKind.MANY_TO_ONE && property.mapToPk === true));
 
+/** The column of a property the read model leaves out (a hidden one, such as a password hash). */
+export function hiddenColumnOf<E>(entity: EntityClass<E>, key: HiddenKeys<E> & string): string {
+  const property = decoratorMetadata(entity.name)?.properties[key] as EntityProperty | undefined;
+  if (!property) {
+    throw new Error(`${entity.name} has no property ${key}`);
+  }
+  return columnName(property);
+}
+
 const modelColumns = new Map<EntityClass<unknown>, ReadonlyMap<string, Column>>();
 
 /**

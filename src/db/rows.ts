@@ -95,7 +95,12 @@ export class RecordReader<R> {
 
   /** `alias."column"` of a property, as a select's own tables name it. */
   column(key: keyof R & string, alias: string): string {
-    return `${alias}."${this.entry(key)[2].name}"`;
+    return `${alias}."${this.columnName(key)}"`;
+  }
+
+  /** The column of a property, unqualified (as an update's `set` names it). */
+  columnName(key: keyof R & string): string {
+    return this.entry(key)[2].name;
   }
 
   /** `"<prefix><property>"`: a property as the select answers it (e.g. in a union's order by). */

@@ -14,13 +14,13 @@ interface ConnectionSource {
 }
 
 /**
- * Runs `work` in a transaction whose statements all go through `selectRows`/`executeRows` (the
- * stores' statement methods; nothing the ORM writes at commit, no ORM reads). On a PostgreSQL
- * server it is BEGIN and COMMIT (ROLLBACK when `work` throws) on one pooled connection, which the
- * entity manager given to `work` answers as its transaction's: the ORM's own transaction forks a
- * unit of work, builds a knex transaction client and flushes at commit, measured at 340 µs of
- * CPU per transaction against 93 µs for this one (a `select 1` in each, 4 at a time). On the
- * embedded database it is the ORM's transaction.
+ * Runs `work` in a transaction whose statements all go through `selectRows`/`executeRows` (every
+ * store method a transaction calls; no ORM reads or flushes). On a PostgreSQL server it is BEGIN
+ * and COMMIT (ROLLBACK when `work` throws) on one pooled connection, which the entity manager
+ * given to `work` answers as its transaction's: the ORM's own transaction forks a unit of work,
+ * builds a knex transaction client and flushes at commit, measured at 340 µs of CPU per
+ * transaction against 93 µs for this one (a `select 1` in each, 4 at a time). On the embedded
+ * database it is the ORM's transaction.
  */
 export async function inSqlTransaction<T>(
   em: EntityManager,

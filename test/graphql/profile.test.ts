@@ -168,6 +168,42 @@ describe('the password change', () => {
     expect((await login(user, 'a new passphrase')).data?.login).toBeTruthy();
   });
 
+  it('serialises concurrent changes: of two with the same current password, one wins', async () => {
+    const user = await t.seed.user();
+    const before = await t.gql.data<{ me: { updatedAt: string } }>(
+      '{ me { updatedAt } }',
+      {},
+      user.token,
+    );
+    const attempts = await Promise.all(
+      ['first passphrase', 'second passphrase'].map((newPassword) =>
+        t.gql.request<{ changePassword: { user: { id: string; updatedAt: string } } }>(
+          CHANGE.replace('user { id }', 'user { id updatedAt }'),
+          { input: { currentPassword: user.password, newPassword } },
+          user.token,
+        ),
+      ),
+    );
+    const won = attempts.filter((attempt) => attempt.data?.changePassword);
+    const lost = attempts.filter((attempt) => attempt.errors);
+    expect(won).toHaveLength(1);
+    expect(lost.map((attempt) => attempt.errors?.[0]?.extensions?.['fields'])).toEqual([
+      { currentPassword: 'MISMATCH' },
+    ]);
+    // The winner's new password signs in, the loser's does not; the record says when it changed.
+    const winner = attempts.indexOf(won[0] as (typeof attempts)[number]);
+    const [winning, losing] =
+      winner === 0
+        ? ['first passphrase', 'second passphrase']
+        : ['second passphrase', 'first passphrase'];
+    expect((await login(user, winning)).data?.login).toBeTruthy();
+    expect((await login(user, losing)).errors?.[0]?.extensions?.reason).toBe(
+      'INCORRECT_EMAIL_OR_PASSWORD',
+    );
+    const changedAt = won[0]?.data?.changePassword.user.updatedAt ?? '';
+    expect(Date.parse(changedAt)).toBeGreaterThan(Date.parse(before.me.updatedAt));
+  });
+
   it('refuses a wrong current password as a bad input on that field, changing nothing', async () => {
     const user = await t.seed.user();
     const session = (await login(user)).data?.login.tokens;

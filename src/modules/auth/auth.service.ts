@@ -92,8 +92,8 @@ export class AuthService {
     await this.limit({ action: 'login', account: viewer.email });
     return this.stores.transaction(async (tx) => {
       // Locked, so two concurrent changes each check the password the other may have replaced.
-      const user = await tx.users.lockWithPasswordHash(viewer.id);
-      if (!(await this.passwords.verify(user.passwordHash, input.currentPassword))) {
+      const { user, passwordHash } = await tx.users.lockWithPasswordHash(viewer.id);
+      if (!(await this.passwords.verify(passwordHash, input.currentPassword))) {
         // The caller is signed in; only this field is wrong (UNAUTHENTICATED would end the session).
         throw ValidationFailedError.of('currentPassword', 'MISMATCH');
       }

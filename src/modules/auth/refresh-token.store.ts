@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { IssuedRefresh, RefreshClaims } from '../../auth/tokens';
+import { executeRows, type Row } from '../../db/rows';
 
 /** A refresh token's state, as a failed rotation needs it to decide what happened. */
 export interface RefreshTokenState {
@@ -50,8 +51,8 @@ const PRUNE =
 export class RefreshTokenStore {
   constructor(private readonly em: EntityManager) {}
 
-  private run(sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
-    return this.em.execute<Array<Record<string, unknown>>>(sql, params, 'all');
+  private run(sql: string, params: unknown[]): Promise<Row[]> {
+    return executeRows(this.em, sql, params);
   }
 
   /** Records a token that starts a family (a sign-in). */

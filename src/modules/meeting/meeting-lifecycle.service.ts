@@ -216,7 +216,7 @@ export class MeetingLifecycleService {
     meetingId: string,
     work: (locked: LockedMeeting, tx: Stores) => Promise<Outcome>,
   ): Promise<MeetingRecord> {
-    const meeting = await this.stores.sqlTransaction(async (tx) => {
+    const meeting = await this.stores.transaction(async (tx) => {
       const locked = await lockVisible(tx, viewer, meetingId, () =>
         tx.participants.ofLocked(meetingId),
       );

@@ -127,7 +127,7 @@ export class MeetingService {
     const appointedBy = input.appointedBy ?? null;
     const assignedTo = input.assignedTo ?? null;
     await requireVisibleUsers(this.stores, [...invited, appointedBy, assignedTo]);
-    return this.stores.sqlTransaction(async (tx) => {
+    return this.stores.transaction(async (tx) => {
       const created = await tx.meetings.create({
         title: input.title.trim(),
         ...(input.type ? { type: input.type } : {}),
@@ -171,7 +171,7 @@ export class MeetingService {
     const status = args.status ?? ParticipantStatus.NEW;
     const participant = await onUniqueViolation(
       () =>
-        this.stores.sqlTransaction(async (tx) => {
+        this.stores.transaction(async (tx) => {
           const { meeting, participants, user } = await lockVisible(
             tx,
             viewer,
@@ -228,7 +228,7 @@ export class MeetingService {
     meetingId: string,
     status: ParticipantStatus,
   ): Promise<MeetingRecord> {
-    const meeting = await this.stores.sqlTransaction(async (tx) => {
+    const meeting = await this.stores.transaction(async (tx) => {
       // The answer is written by the participants' read unless the meeting refuses it (a viewer
       // who is no participant matches no row); answering again the same way writes nothing.
       const locked = await lockVisible(tx, viewer, meetingId, (found) =>

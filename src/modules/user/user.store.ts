@@ -1,7 +1,20 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { readAll, arrayLiteral, byIds, type ByIds, selectByIds, selectRows } from '../../db/rows';
-import { type ReadModel, readerOf, toReadModel } from '../../db/read-model';
+import {
+  readAll,
+  arrayLiteral,
+  byIds,
+  type ByIds,
+  executeRows,
+  selectByIds,
+  selectRows,
+} from '../../db/rows';
+import {
+  hiddenColumnOf,
+  type ReadModel,
+  readerOf,
+  tableOf,
+  toReadModel,
+} from '../../db/read-model';
 import { type KeysetOrder, readSlice, type Slice, type SliceRequest } from '../../db/keyset';
 import { type Page, pageClause, pageParams } from '../../shared/pagination';
 import { User } from './user.entity';
@@ -29,6 +42,13 @@ const users = readerOf(User);
 const SELECT = `select ${users.select('u')} from "users" u`;
 const BY_IDS = byIds(`${SELECT} where u."id" {match}`);
 const BY_EMAIL = `${SELECT} where u."email" = ?`;
+const PASSWORD_HASH = hiddenColumnOf(User, 'passwordHash');
+const LOCK_WITH_PASSWORD_HASH =
+  `select ${users.select('u')}, u."${PASSWORD_HASH}" as "passwordHash" from "users" u ` +
+  `where u."id" = ? for update`;
+const SET_PASSWORD_HASH =
+  `update "${tableOf(User)}" set "${PASSWORD_HASH}" = ?, ` +
+  `"${users.columnName('updatedAt')}" = ? where "id" = ?`;
 const COUNT_VISIBLE =
   `select count(*)::int as "n" from "users" u ` +
   `where u."id" = any(?::uuid[]) and ${visibleUserSql('u')}`;
@@ -83,7 +103,7 @@ export class UserStore {
     return toReadModel(await this.em.findOneOrFail(User, { ...by, ...VISIBLE_USER }));
   }
 
-  /** How many of the ids name visible users (a statement, so it may run in a sqlTransaction). */
+  /** How many of the ids name visible users. */
   async countVisible(ids: readonly string[]): Promise<number> {
     const [row] = await selectRows(this.em, COUNT_VISIBLE, [arrayLiteral(ids)]);
     return Number(row?.['n'] ?? 0);
@@ -94,20 +114,21 @@ export class UserStore {
     return this.em.findOne(User, by, { populate: ['passwordHash'] });
   }
 
-  /** A user with the password hash, locked until the transaction ends (a password change). */
-  lockWithPasswordHash(id: string): Promise<User> {
-    return this.em.findOneOrFail(
-      User,
-      { id },
-      { populate: ['passwordHash'], lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
+  /** A user and the password hash, locked until the transaction ends (a password change). */
+  async lockWithPasswordHash(id: string): Promise<{ user: UserRecord; passwordHash: string }> {
+    const [row] = await selectRows(this.em, LOCK_WITH_PASSWORD_HASH, [id]);
+    const user = row ? users.read(row) : null;
+    if (!row || !user) {
+      throw userNotFound();
+    }
+    return { user, passwordHash: String(row['passwordHash']) };
   }
 
-  /** Writes a new password hash for a user loaded by this store. */
-  async setPasswordHash(user: User, passwordHash: string): Promise<UserRecord> {
-    user.passwordHash = passwordHash;
-    await this.em.flush();
-    return toReadModel(user);
+  /** Writes a new password hash for a user (with a new `updatedAt`), and answers the user. */
+  async setPasswordHash(user: UserRecord, passwordHash: string): Promise<UserRecord> {
+    const updatedAt = new Date().toISOString();
+    await executeRows(this.em, SET_PASSWORD_HASH, [passwordHash, updatedAt, user.id]);
+    return { ...user, updatedAt };
   }
 
   /** Changes profile fields of a user; USER_NOT_FOUND when there is no such user. */
