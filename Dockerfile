@@ -5,11 +5,14 @@
 #     -e DATABASE_URL=postgres://user:pass@host:5432/meetings \
 #     -e JWT_SECRET=<a long random string> meeting-api
 #
-# Without DATABASE_URL the service runs its embedded PostgreSQL server on /app/data.
+# Without DATABASE_URL the service runs its embedded PostgreSQL server on /app/data, which is a
+# volume: give it a named one, or the data goes with the container:
+#
+#   docker run -p 8000:8000 -v meeting-data:/app/data -e JWT_SECRET=<...> meeting-api
 # Migrations run automatically at start (PostgreSQL needs the pg_trgm extension).
 
-# Node 22: the current LTS (Node 20 left LTS in April 2026); the service also runs on 20.19+.
-ARG NODE_IMAGE=node:22-bookworm-slim
+# Node 24: the active LTS (the service also runs on 22.17+; Node 20 reached its end of life).
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---- Stage 1: install every dependency and compile TypeScript -------------
 FROM ${NODE_IMAGE} AS build
@@ -42,6 +45,7 @@ COPY --from=build /app/schema ./schema
 # The embedded database lives in ./data (DATA_DIR); the app user (not root, which PostgreSQL
 # refuses) must own it.
 RUN mkdir -p /app/data && chown node:node /app/data
+VOLUME /app/data
 
 USER node
 EXPOSE 8000

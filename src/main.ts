@@ -1,4 +1,6 @@
-// First: tracing (when configured) must patch modules before anything else loads them.
+// Before anything else: a Node outside engines.node stops here with one line.
+import './supported-node';
+// Then tracing (when configured) must patch modules before anything else loads them.
 import { stopTracing } from './observability/tracing-preload';
 import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';

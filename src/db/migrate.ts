@@ -1,3 +1,4 @@
+import '../supported-node';
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from '../config';
 import { openDatabase } from './orm';

@@ -1,3 +1,4 @@
+import '../../supported-node';
 import 'reflect-metadata';
 import { ConfigError } from '../../config';
 import { parseSeedArgs, SeedUsageError, USAGE } from './options';

@@ -65,9 +65,10 @@ export function buildService(): ServiceBuild {
       writeFileSync(target, output.outputText);
     }
     cpSync(join(ROOT, 'rest/operations'), join(outDir, 'rest/operations'), { recursive: true });
-    // Resolve packages from the repository, as dist/ does; CommonJS like the project.
+    // Resolve packages from the repository, as dist/ does; the project's own package.json, which
+    // the service reads (engines.node, the supported runtimes).
     symlinkSync(join(ROOT, 'node_modules'), join(outDir, 'node_modules'), 'dir');
-    writeFileSync(join(outDir, 'package.json'), '{ "type": "commonjs" }\n');
+    cpSync(join(ROOT, 'package.json'), join(outDir, 'package.json'));
   } catch (error) {
     rmSync(outDir, { recursive: true, force: true });
     throw error;
