@@ -131,7 +131,11 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
   const playgroundHtml = renderPlayground(GRAPHQL_PATH);
   app.use(securityHeaders(inlineScriptHashes(playgroundHtml)));
   app.use(corsPolicy(config.corsOrigins));
-  const health = healthRoutes(database.orm, () => shuttingDown);
+  const health = healthRoutes(
+    database.orm,
+    () => shuttingDown,
+    () => database.embedded?.health() ?? 'up',
+  );
   // Mounted at their own paths, so other requests do not walk their routes.
   app.use([HEALTH_PATH, `${REST_PREFIX}${HEALTH_PATH}`], health);
   app.use(WELL_KNOWN_PATH, oauthMetadataRoutes(key, issuer));

@@ -2,6 +2,7 @@ import './supported-node';
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig } from './config';
+import { EMBEDDED_FAILED_EXIT_CODE, reportEmbeddedHealth } from './db/embedded/health-report';
 import { databaseServer, openDatabase } from './db/orm';
 import { createLogger } from './logger';
 import { clusterMetricsHandler } from './observability/cluster-metrics';
@@ -28,6 +29,7 @@ async function primary(): Promise<void> {
     await database.close();
   }
   let stopping = false;
+  let exitCode = 0;
   const exit = (code: number) => {
     void (embedded?.stop() ?? Promise.resolve()).finally(() => process.exit(code));
   };
@@ -40,7 +42,7 @@ async function primary(): Promise<void> {
     if (stopping) {
       if (Object.keys(cluster.workers ?? {}).length === 0) {
         logger.info('all workers stopped');
-        exit(0);
+        exit(exitCode);
       }
       return;
     }
@@ -64,6 +66,13 @@ async function primary(): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  if (embedded) {
+    // The workers cannot serve without the database: they stop, then the primary exits non-zero.
+    reportEmbeddedHealth(embedded, logger, () => {
+      exitCode = EMBEDDED_FAILED_EXIT_CODE;
+      stop('SIGTERM');
+    });
+  }
   if (config.metrics.enabled) {
     // Workers do not serve their own numbers: here they are asked for them and summed.
     const port = config.metrics.port ?? CLUSTER_METRICS_PORT;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { REFRESH_REUSE_INTERVAL } from './auth/tokens';
+import { DEFAULT_RESTART_ATTEMPTS } from './db/embedded/supervisor';
 
 export const DEFAULT_JWT_SECRET = 'dev-only-signing-secret-change-me';
 
@@ -32,6 +33,12 @@ const schema = z
       .default('info'),
     DATABASE_URL: optionalUrl,
     DATA_DIR: z.string().min(1).default('./data'),
+    EMBEDDED_RESTART_ATTEMPTS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(100)
+      .default(DEFAULT_RESTART_ATTEMPTS),
     DB_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
     PUBLIC_URL: optionalUrl,
     JWT_SECRET: z.string().min(16, 'must be at least 16 characters').default(DEFAULT_JWT_SECRET),
@@ -133,7 +140,13 @@ function databaseTimeouts(
  */
 export type DatabaseConfig =
   | { kind: 'postgres'; url: string; poolSize: number }
-  | { kind: 'embedded'; dataDir: string; poolSize: number };
+  | {
+      kind: 'embedded';
+      dataDir: string;
+      poolSize: number;
+      /** Restart attempts when the server dies before the process gives up (default 5). */
+      restartAttempts?: number;
+    };
 
 /** The validated configuration of one service instance. */
 export interface Config {
@@ -208,7 +221,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL,
     database: env.DATABASE_URL
       ? { kind: 'postgres', url: env.DATABASE_URL, poolSize: env.DB_POOL_SIZE }
-      : { kind: 'embedded', dataDir: env.DATA_DIR, poolSize: env.DB_POOL_SIZE },
+      : {
+          kind: 'embedded',
+          dataDir: env.DATA_DIR,
+          poolSize: env.DB_POOL_SIZE,
+          restartAttempts: env.EMBEDDED_RESTART_ATTEMPTS,
+        },
     publicUrl: env.PUBLIC_URL ?? null,
     introspection: env.GRAPHQL_INTROSPECTION ?? env.NODE_ENV !== 'production',
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,

@@ -4,7 +4,11 @@ import './supported-node';
 import { stopTracing } from './observability/tracing-preload';
 import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';
+import { EMBEDDED_FAILED_EXIT_CODE, reportEmbeddedHealth } from './db/embedded/health-report';
 import { createLogger } from './logger';
+
+/** How long liveness answers 503 before the process exits when the embedded database is lost. */
+const EMBEDDED_FAILED_EXIT_DELAY_MS = 1_000;
 
 /** Starts the service and shuts it down gracefully on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -25,6 +29,14 @@ async function main(): Promise<void> {
     { url, graphql: `${url}/graphql`, database: instance.database.kind, env: config.env },
     'service started',
   );
+
+  const embedded = instance.database.embedded;
+  if (embedded) {
+    reportEmbeddedHealth(embedded, logger, () => {
+      // Liveness answers 503 from now on; a moment for a probe to see it, then out.
+      setTimeout(() => process.exit(EMBEDDED_FAILED_EXIT_CODE), EMBEDDED_FAILED_EXIT_DELAY_MS);
+    });
+  }
 
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals): void => {

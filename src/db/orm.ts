@@ -30,6 +30,8 @@ export interface Database {
   kind: DatabaseConfig['kind'];
   /** The server's connection URL (for connections of their own, such as the event listener). */
   url: string;
+  /** The embedded server this process started or joined (its health), on the embedded database. */
+  embedded: EmbeddedServer | null;
   close(): Promise<void>;
 }
 
@@ -136,6 +138,7 @@ export async function databaseServer(
   const server = await openEmbeddedServer(config.dataDir, {
     attach: options.attach ?? false,
     log: options.log,
+    restartAttempts: config.restartAttempts,
   });
   return { url: server.url, server };
 }
@@ -167,5 +170,5 @@ export async function openDatabase(
     await orm.close(true);
     await server?.stop();
   };
-  return { orm, kind: config.kind, url, close };
+  return { orm, kind: config.kind, url, embedded: server, close };
 }

@@ -4,9 +4,29 @@ describe('configuration', () => {
   it('defaults to port 8000 and the embedded database under ./data', () => {
     const config = loadConfig({});
     expect(config.port).toBe(8000);
-    expect(config.database).toEqual({ kind: 'embedded', dataDir: './data', poolSize: 10 });
+    expect(config.database).toEqual({
+      kind: 'embedded',
+      dataDir: './data',
+      poolSize: 10,
+      restartAttempts: 5,
+    });
     expect(config.auth.accessTokenTtl).toBe(3600);
     expect(config.auth.refreshTokenTtl).toBe(30 * 86400);
+  });
+
+  it('restarts a dead embedded server 5 times by default, or as EMBEDDED_RESTART_ATTEMPTS says', () => {
+    expect(loadConfig({ EMBEDDED_RESTART_ATTEMPTS: '0' }).database).toMatchObject({
+      kind: 'embedded',
+      restartAttempts: 0,
+    });
+    expect(() => loadConfig({ EMBEDDED_RESTART_ATTEMPTS: '-1' })).toThrow(
+      /EMBEDDED_RESTART_ATTEMPTS/,
+    );
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/x' }).database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://db/x',
+      poolSize: 10,
+    });
   });
 
   it('lets refresh tokens be retried for 30 s by default, 0 for strict rotation, never negative', () => {

@@ -6,7 +6,15 @@ import { Client } from 'pg';
 import { freePort } from '../../shared/free-port';
 import { postgresBinaries } from './binaries';
 import { DataDirectoryBusyError, DataDirectoryLock } from './data-dir-lock';
+import type { PostgresBinaries } from './binaries';
 import { logTail, runningServerPid, runProgram, spawnServer } from './postgres-process';
+import {
+  DEFAULT_RESTART_ATTEMPTS,
+  type EmbeddedHealth,
+  type HealthChange,
+  type ServerRun,
+  ServerSupervisor,
+} from './supervisor';
 
 /** A PostgreSQL server on an embedded data directory, started by us or by another process. */
 export interface EmbeddedServer {
@@ -15,6 +23,10 @@ export interface EmbeddedServer {
   /** True when this process started the server and stops it in `stop()`. */
   owned: boolean;
   stop(): Promise<void>;
+  /** Whether the server runs (supervised when owned; a joined server is always `up` to us). */
+  health(): EmbeddedHealth;
+  /** Calls `listener` on each change of health; returns how to stop calling it. */
+  onHealthChange(listener: (change: HealthChange) => void): () => void;
 }
 
 export interface EmbeddedServerOptions {
@@ -24,6 +36,8 @@ export interface EmbeddedServerOptions {
    */
   attach: boolean;
   log?: (message: string) => void;
+  /** Restart attempts when the server we started dies (default DEFAULT_RESTART_ATTEMPTS). */
+  restartAttempts?: number;
 }
 
 interface Credentials {
@@ -170,6 +184,35 @@ function stopper(
   };
 }
 
+/** The server exited while starting; `log` is the end of its log, which says why. */
+class StartFailure extends Error {
+  constructor(readonly log: string) {
+    super(`the embedded database failed to start:\n${log}`);
+  }
+}
+
+/** Starts the server on `port` and waits until it accepts connections (stopped again if not). */
+async function launch(
+  binaries: PostgresBinaries,
+  files: ReturnType<typeof layout>,
+  credentials: Credentials,
+  port: number,
+  lock: DataDirectoryLock,
+): Promise<ServerRun> {
+  const child = spawnServer(binaries, files.pgdata, port, files.log);
+  const stop = stopper(child, lock);
+  let failure: string | null = null;
+  try {
+    await waitUntilAccepting(urlOf(credentials, port, 'postgres'), () =>
+      child.exitCode === null && child.signalCode === null ? null : (failure = logTail(files.log)),
+    );
+    return { child, stop };
+  } catch (error) {
+    await stop(false);
+    throw failure === null ? error : new StartFailure(failure);
+  }
+}
+
 /** Joins the server another process runs on the directory. */
 async function attach(dataDir: string, port: number): Promise<EmbeddedServer> {
   const files = layout(dataDir);
@@ -186,7 +229,14 @@ async function attach(dataDir: string, port: number): Promise<EmbeddedServer> {
   await waitUntilAccepting(url, () =>
     DataDirectoryLock.holder(files.lock) ? null : 'the process serving the database stopped',
   );
-  return { url, owned: false, stop: async () => {} };
+  return {
+    url,
+    owned: false,
+    stop: async () => {},
+    // The holder supervises its server; a short command that joined it has nothing to watch.
+    health: () => 'up',
+    onHealthChange: () => () => undefined,
+  };
 }
 
 /**
@@ -226,28 +276,39 @@ export async function openEmbeddedServer(
     const credentials = JSON.parse(readFileSync(files.credentials, 'utf8')) as Credentials;
     for (let attempt = 1; ; attempt += 1) {
       const port = lock.holder.port;
-      const child = spawnServer(binaries, files.pgdata, port, files.log);
-      const stop = stopper(child, lock);
-      let failure: string | null = null;
+      let run: ServerRun;
       try {
-        await waitUntilAccepting(urlOf(credentials, port, 'postgres'), () =>
-          child.exitCode === null && child.signalCode === null
-            ? null
-            : (failure = logTail(files.log)),
-        );
-        await ensureDatabase(credentials, port);
-        return { url: urlOf(credentials, port), owned: true, stop };
+        run = await launch(binaries, files, credentials, port, lock);
       } catch (error) {
-        await stop(false);
+        const failure = error instanceof StartFailure ? error.log : null;
         if (failure === null || attempt === START_ATTEMPTS || !transient.test(failure)) {
-          throw failure === null
-            ? error
-            : new Error(`the embedded database failed to start:\n${failure}`);
+          throw error;
         }
         // Another program took the port, or a killed server's processes are still exiting.
         await sleep(500);
         lock.movePort(await freePort());
+        continue;
       }
+      try {
+        await ensureDatabase(credentials, port);
+      } catch (error) {
+        await run.stop(false);
+        throw error;
+      }
+      // Restarts keep the port: the pool and the event listener reconnect to the same URL.
+      const supervisor = new ServerSupervisor(
+        run,
+        () => launch(binaries, files, credentials, port, lock),
+        () => lock.release(),
+        { attempts: options.restartAttempts ?? DEFAULT_RESTART_ATTEMPTS },
+      );
+      return {
+        url: urlOf(credentials, port),
+        owned: true,
+        stop: () => supervisor.stop(),
+        health: () => supervisor.health,
+        onHealthChange: (listener) => supervisor.onChange(listener),
+      };
     }
   } catch (error) {
     lock.release();
