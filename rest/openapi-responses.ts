@@ -11,12 +11,12 @@ const failures: Readonly<Record<string, Partial<Record<CodedStatus, readonly str
   FollowStatus: { 404: ['USER_NOT_FOUND'] },
   Follow: { 404: ['USER_NOT_FOUND'], 409: ['CANNOT_FOLLOW_YOURSELF'] },
   Unfollow: { 404: ['USER_NOT_FOUND'] },
-  CreateMeeting: { 404: ['USER_NOT_FOUND'] },
+  CreateMeeting: { 404: ['USER_NOT_FOUND'], 409: ['MEETING_FULL'] },
   Meeting: { 404: ['MEETING_NOT_FOUND'] },
   AddParticipant: {
     403: ['ONLY_MEETING_OWNER_CAN_ADD_PARTICIPANTS'],
     404: ['MEETING_NOT_FOUND', 'USER_NOT_FOUND'],
-    409: ['USER_ALREADY_A_PARTICIPANT', 'MEETING_CLOSED'],
+    409: ['USER_ALREADY_A_PARTICIPANT', 'MEETING_CLOSED', 'MEETING_FULL'],
   },
   ApproveMeeting: {
     403: ['NOT_A_PARTICIPANT'],

@@ -90,8 +90,11 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     tokens,
     passwords: new PasswordHasher(options.passwordCost),
     attempts: AttemptLimiter.create(config.rateLimits),
+    maxParticipantsPerMeeting: config.maxParticipantsPerMeeting,
   };
-  const schema = await createSchema();
+  const schema = await createSchema({
+    maxParticipantsPerMeeting: config.maxParticipantsPerMeeting,
+  });
 
   const app = express();
   const httpServer = createServer(app);

@@ -4,6 +4,9 @@ import { DEFAULT_RESTART_ATTEMPTS } from './db/embedded/supervisor';
 
 export const DEFAULT_JWT_SECRET = 'dev-only-signing-secret-change-me';
 
+/** The most participants a meeting holds, the owner included, unless configured. */
+export const DEFAULT_MAX_PARTICIPANTS_PER_MEETING = 500;
+
 /**
  * Smallest response body worth compressing, in bytes. Measured (bench/compression-cost.ts): a
  * zlib stream costs ~70-100 µs per body whatever its size, plus ~10 µs per KiB; below ~4 KiB
@@ -86,6 +89,12 @@ const schema = z
     SUBSCRIPTIONS_PER_SOCKET: z.coerce.number().int().min(1).max(1000).default(20),
     SOCKETS_PER_USER: z.coerce.number().int().min(1).max(1000).default(10),
     SUBSCRIPTION_QUEUE_SIZE: z.coerce.number().int().min(1).max(10_000).default(100),
+    MAX_PARTICIPANTS_PER_MEETING: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(100_000)
+      .default(DEFAULT_MAX_PARTICIPANTS_PER_MEETING),
   })
   .superRefine((env, ctx) => {
     if (
@@ -180,6 +189,11 @@ export interface Config {
    * not keep up (one more closes its connection).
    */
   subscriptions: { perSocket: number; socketsPerUser: number; queueSize: number };
+  /**
+   * The most participants a meeting holds, the owner included: adding past it is refused
+   * (MEETING_FULL), and it bounds what a meeting's lists count toward the GraphQL node limit.
+   */
+  maxParticipantsPerMeeting: number;
   rateLimits: {
     redisUrl: string | null;
     perIp: number;
@@ -246,6 +260,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       socketsPerUser: env.SOCKETS_PER_USER,
       queueSize: env.SUBSCRIPTION_QUEUE_SIZE,
     },
+    maxParticipantsPerMeeting: env.MAX_PARTICIPANTS_PER_MEETING,
     rateLimits: {
       redisUrl: env.REDIS_URL ?? null,
       perIp: env.RATE_LIMIT_AUTH_PER_IP,

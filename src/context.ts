@@ -20,6 +20,8 @@ export interface AppDependencies {
   tokens: TokenService;
   passwords: PasswordHasher;
   attempts: AttemptLimiter;
+  /** The most participants a meeting holds, the owner included. */
+  maxParticipantsPerMeeting: number;
 }
 
 /** What a context needs to know of the HTTP request it serves. */
@@ -86,7 +88,8 @@ class RequestServices implements Services {
   }
 
   get meetings(): MeetingService {
-    return (this.#meetings ??= new MeetingService(this.stores, this.loaders));
+    const { stores, loaders, deps } = this;
+    return (this.#meetings ??= new MeetingService(stores, loaders, deps.maxParticipantsPerMeeting));
   }
 
   get meetingLifecycle(): MeetingLifecycleService {

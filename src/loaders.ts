@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import { KnownLoader } from './shared/known-loader';
 import type { MeetingRecord } from './modules/meeting/meeting.store';
 import type { ParticipantRecord } from './modules/participant/participant.store';
+import { participantConnectionLoaders } from './modules/participant/participant.loaders';
 import type { UserRecord } from './modules/user/user.store';
 import type { Stores } from './stores';
 
@@ -41,7 +42,9 @@ export function createLoaders(stores: Stores) {
     }
     return inKeyOrder(ids, found.meetings);
   });
+  const connections = participantConnectionLoaders(stores, primeUsers);
   return {
+    ...connections,
     users,
     meetings,
     participantsByMeeting,
@@ -56,6 +59,9 @@ export function createLoaders(stores: Stores) {
     forgetMeeting(meetingId: string): void {
       meetings.clear(meetingId);
       participantsByMeeting.clear(meetingId);
+      // Keyed by meeting and arguments: a write is rare enough to forget every slice read.
+      connections.participantSlices.clearAll();
+      connections.participantCounts.clearAll();
     },
   };
 }

@@ -5,20 +5,29 @@ import {
   type FragmentDefinitionNode,
   getNamedType,
   getNullableType,
+  getOperationAST,
   type GraphQLField,
   type GraphQLNamedType,
   type GraphQLSchema,
+  isInterfaceType,
   isListType,
   isObjectType,
+  isUnionType,
   Kind,
   type OperationDefinitionNode,
   type SelectionSetNode,
   valueFromAST,
 } from 'graphql';
 import { DEFAULT_SLICE_SIZE } from '../db/keyset';
-import { MAX_PARTICIPANTS_PER_CREATE } from '../modules/meeting/meeting.inputs';
 import { QueryTooLargeError } from '../shared/errors';
 import { MAX_PAGE_SIZE } from '../shared/pagination';
+
+declare module 'graphql' {
+  interface GraphQLSchemaExtensions {
+    /** The most participants a meeting holds (the service's cap): what bounds a meeting's lists. */
+    maxParticipantsPerMeeting?: number;
+  }
+}
 
 /**
  * How many records one operation may ask for at the most, counted before it runs from the
@@ -28,40 +37,52 @@ import { MAX_PAGE_SIZE } from '../shared/pagination';
 export const MAX_NODES = 100_000;
 
 /**
- * What a list without a size argument counts as: as many participants as a meeting may be created
- * with (later additions have no cap, so this is an estimate); connections and `limit` lists count
- * their own size.
+ * What a list nothing bounds counts as (a user's follows without `limit`): the whole budget, so
+ * it runs only alone, never under another list nor beside one.
  */
-export const UNSIZED_LIST_ESTIMATE = MAX_PARTICIPANTS_PER_CREATE;
+export const UNBOUNDED_LIST = MAX_NODES;
 
 type Fragments = ReadonlyMap<string, FragmentDefinitionNode>;
 
 interface Walk {
-  schema: GraphQLSchema;
   fragments: Fragments;
   variables: Readonly<Record<string, unknown>>;
+  /** The most participants a meeting holds. */
+  participantsPerMeeting: number;
+  schema: GraphQLSchema;
 }
 
-/** The size a connection or list field asks for, from its arguments. */
-function sizeOf(field: GraphQLField<unknown, unknown>, args: Record<string, unknown>): number {
+/** A field that lists a meeting's participants, bounded by the cap whatever its size. */
+const listsParticipants = (parent: GraphQLNamedType, inner: GraphQLNamedType): boolean =>
+  parent.name === 'Meeting' && inner.name.startsWith('Participant');
+
+/** The most records a list or slice field can answer per parent, from its arguments. */
+function sizeOf(
+  walk: Walk,
+  parent: GraphQLNamedType,
+  field: GraphQLField<unknown, unknown>,
+  args: Record<string, unknown>,
+): number {
+  const inner = getNamedType(field.type);
+  const bound = listsParticipants(parent, inner) ? walk.participantsPerMeeting : UNBOUNDED_LIST;
   const first = args['first'] ?? args['last'];
   if (typeof first === 'number') {
-    return first;
+    return Math.min(first, bound);
   }
   if (field.args.some((arg) => arg.name === 'first')) {
-    return DEFAULT_SLICE_SIZE;
+    return Math.min(DEFAULT_SLICE_SIZE, bound);
   }
   const limit = args['limit'];
   if (typeof limit === 'number') {
-    return limit;
+    return Math.min(limit, bound);
   }
   // `nodes(ids:)` answers one record per id.
   const ids = args['ids'];
   if (Array.isArray(ids)) {
     return ids.length;
   }
-  // `limit: null` lists everything: counted like any other list without a size.
-  return UNSIZED_LIST_ESTIMATE;
+  // A meeting's participants are bounded by the cap; `limit: null` (all follows) by nothing.
+  return bound;
 }
 
 function argumentsOf(
@@ -79,18 +100,24 @@ function argumentsOf(
   return values;
 }
 
-const isConnection = (type: GraphQLNamedType): boolean => type.name.endsWith('Connection');
+/**
+ * A slice of a list (`…Connection`, `…Page`): the field answering it counts its records, its own
+ * lists (`edges`, `nodes`, `data`) are those records again.
+ */
+const isSlice = (type: GraphQLNamedType): boolean =>
+  type.name.endsWith('Connection') || type.name.endsWith('Page');
 
 /**
- * The records a selection set asks for when its parent stands `times` times: each list or
- * connection field adds the records it can hold (its size per parent), and what it selects is
- * counted once per record. A connection's `edges` and `nodes` are its own records again: not
- * counted twice.
+ * The records a selection set asks for when its parent stands `times` times: each list or slice
+ * field adds the records it can hold (its size per parent), and what it selects is counted once
+ * per record. A slice's `edges`, `nodes` and `data` are its own records again: not counted twice.
  */
 function count(walk: Walk, type: GraphQLNamedType, set: SelectionSetNode, times: number): number {
-  if (!isObjectType(type)) {
+  // An interface's selections count too: `nodes(ids:) { ... on Meeting { participants } }`.
+  if (!isObjectType(type) && !isInterfaceType(type) && !isUnionType(type)) {
     return 0;
   }
+  const fields = isUnionType(type) ? {} : type.getFields();
   let total = 0;
   for (const selection of set.selections) {
     if (selection.kind === Kind.FRAGMENT_SPREAD) {
@@ -106,15 +133,14 @@ function count(walk: Walk, type: GraphQLNamedType, set: SelectionSetNode, times:
       total += on ? count(walk, on, selection.selectionSet, times) : 0;
       continue;
     }
-    const field = type.getFields()[selection.name.value];
+    const field = fields[selection.name.value];
     if (!field || !selection.selectionSet) {
       continue;
     }
     const inner = getNamedType(field.type);
-    const sized =
-      !isConnection(type) && (isConnection(inner) || isListType(getNullableType(field.type)));
+    const sized = !isSlice(type) && (isSlice(inner) || isListType(getNullableType(field.type)));
     const records = sized
-      ? times * sizeOf(field, argumentsOf(field, selection, walk.variables))
+      ? times * sizeOf(walk, type, field, argumentsOf(field, selection, walk.variables))
       : times;
     total += (sized ? records : 0) + count(walk, inner, selection.selectionSet, records);
   }
@@ -129,8 +155,29 @@ export function countNodes(
   variables: Readonly<Record<string, unknown>> = {},
 ): number {
   const root = schema.getRootType(operation.operation);
-  return root ? count({ schema, fragments, variables }, root, operation.selectionSet, 1) : 0;
+  // A schema built without the cap (none of ours) bounds a meeting's lists by nothing.
+  const participantsPerMeeting = schema.extensions.maxParticipantsPerMeeting ?? UNBOUNDED_LIST;
+  const walk = { schema, fragments, variables, participantsPerMeeting };
+  return root ? count(walk, root, operation.selectionSet, 1) : 0;
 }
+
+/** {@link countNodes} of a whole document: the operation named (or the only one). */
+export function countDocumentNodes(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Readonly<Record<string, unknown>> = {},
+  operationName?: string,
+): number {
+  const operation = getOperationAST(document, operationName);
+  return operation ? countNodes(schema, operation, fragmentsOf(document), variables) : 0;
+}
+
+const fragmentsOf = (document: DocumentNode): Fragments =>
+  new Map(
+    document.definitions
+      .filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION)
+      .map((fragment) => [fragment.name.value, fragment] as const),
+  );
 
 /** Refuses (QueryTooLargeError) an operation that could answer more than MAX_NODES records. */
 export function assertWithinNodeLimit(
@@ -139,12 +186,7 @@ export function assertWithinNodeLimit(
   operation: OperationDefinitionNode,
   variables: Readonly<Record<string, unknown>> = {},
 ): void {
-  const fragments = new Map(
-    document.definitions
-      .filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION)
-      .map((fragment) => [fragment.name.value, fragment] as const),
-  );
-  const nodes = countNodes(schema, operation, fragments, variables);
+  const nodes = countNodes(schema, operation, fragmentsOf(document), variables);
   if (nodes > MAX_NODES) {
     throw new QueryTooLargeError(
       nodes,

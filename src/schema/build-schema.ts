@@ -1,4 +1,5 @@
-import { type GraphQLSchema, isInterfaceType } from 'graphql';
+import { GraphQLSchema, isInterfaceType } from 'graphql';
+import { DEFAULT_MAX_PARTICIPANTS_PER_MEETING } from '../config';
 import { buildSchema, type BuildSchemaOptions, type PubSub } from 'type-graphql';
 import { callFieldResolversDirectly } from '../graphql/direct-field-resolvers';
 import { AuthResolver } from '../modules/auth/auth.resolver';
@@ -27,8 +28,15 @@ const NO_PUBSUB: PubSub = {
   },
 };
 
+/** What the service bounds, which the schema carries for the node limit (src/graphql/node-limit.ts). */
+export interface SchemaBounds {
+  maxParticipantsPerMeeting: number;
+}
+
 /** The one schema both faces (GraphQL and REST) execute against. */
-export async function createSchema(): Promise<GraphQLSchema> {
+export async function createSchema(
+  bounds: SchemaBounds = { maxParticipantsPerMeeting: DEFAULT_MAX_PARTICIPANTS_PER_MEETING },
+): Promise<GraphQLSchema> {
   const options: BuildSchemaOptions = {
     resolvers: [
       AuthResolver,
@@ -47,7 +55,8 @@ export async function createSchema(): Promise<GraphQLSchema> {
     pubSub: NO_PUBSUB,
     authChecker: viewerAuthChecker,
   };
-  const schema = await buildSchema(options);
+  const built = await buildSchema(options);
+  const schema = new GraphQLSchema({ ...built.toConfig(), extensions: { ...bounds } });
   callFieldResolversDirectly(schema, options);
   // type-graphql wraps resolveType in an async function, which the compiled executor (graphql-jit)
   // does not await: Node answers its type synchronously.

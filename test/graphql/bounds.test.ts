@@ -1,4 +1,5 @@
-import { MAX_NODES, UNSIZED_LIST_ESTIMATE } from '../../src/graphql/node-limit';
+import { DEFAULT_MAX_PARTICIPANTS_PER_MEETING } from '../../src/config';
+import { MAX_NODES } from '../../src/graphql/node-limit';
 import type { SeededUser } from '../helpers/seed';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -85,7 +86,7 @@ describe('bounded queries', () => {
     );
   });
 
-  it('counts connections by their first or last, and unsized lists by their estimate', async () => {
+  it("counts connections by their first or last, and a meeting's participants by the cap", async () => {
     const tooMany = await t.gql.request(
       `{ meetings(first: 100) { nodes { participantsConnection(first: 100) {
           nodes { meeting { participantsConnection(first: 100) { totalCount } } } } } } }`,
@@ -101,7 +102,9 @@ describe('bounded queries', () => {
       owner.token,
     );
     expect((lists.errors?.[0]?.extensions as Record<string, unknown> | undefined)?.['nodes']).toBe(
-      100 + 100 * UNSIZED_LIST_ESTIMATE + 100 * UNSIZED_LIST_ESTIMATE ** 2,
+      100 +
+        100 * DEFAULT_MAX_PARTICIPANTS_PER_MEETING +
+        100 * DEFAULT_MAX_PARTICIPANTS_PER_MEETING ** 2,
     );
   });
 });

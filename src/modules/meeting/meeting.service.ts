@@ -13,11 +13,7 @@ import type { Loaders } from '../../loaders';
 import type { Stores } from '../../stores';
 import { type MeetingChange, MeetingEventKind, meetingNotices } from '../../events/meeting-event';
 import { ParticipantStatus } from '../participant/participant.entity';
-import type {
-  InvitationFilter,
-  ParticipantRecord,
-  ParticipantSlice,
-} from '../participant/participant.store';
+import type { InvitationFilter, ParticipantRecord } from '../participant/participant.store';
 import { type UserRecord, userNotFound } from '../user/user.store';
 import { MeetingStatus } from './meeting.entity';
 import type { AddParticipantInput, CreateMeetingInput } from './meeting.inputs';
@@ -37,11 +33,15 @@ const ownerCannotDecline = () =>
   new ForbiddenError('OWNER_CANNOT_DECLINE', 'The owner cannot decline their own meeting');
 const alreadyParticipant = () =>
   new ConflictError('USER_ALREADY_A_PARTICIPANT', 'The user is already a participant');
+const meetingFull = (cap: number) =>
+  new ConflictError('MEETING_FULL', `A meeting holds at most ${cap} participants`);
 
 export class MeetingService {
   constructor(
     private readonly stores: Stores,
     private readonly loaders: Loaders,
+    /** The most participants a meeting holds, the owner included. */
+    private readonly maxParticipants: number,
   ) {}
 
   /** A meeting the viewer may see (owner, participant, admin); anyone else is told it does not exist. */
@@ -90,25 +90,22 @@ export class MeetingService {
     filter: InvitationFilter,
     request: SliceRequest,
   ): Promise<ConnectionResult<ParticipantRecord>> {
-    return this.connect(
-      await this.stores.participants.sliceOfInvitations(viewer.id, filter, request),
-    );
+    const found = await this.stores.participants.sliceOfInvitations(viewer.id, filter, request);
+    return toConnection(found.slice, found.count);
   }
 
-  /** A slice of a meeting's participants (the meeting was shown, so the viewer may see them). */
+  /**
+   * A slice of a meeting's participants (the meeting was shown, so the viewer may see them):
+   * through loaders, so the same field on many meetings reads them all in one statement.
+   */
   async participants(
     meetingId: string,
     statuses: readonly ParticipantStatus[] | null,
     request: SliceRequest,
   ): Promise<ConnectionResult<ParticipantRecord>> {
-    return this.connect(
-      await this.stores.participants.sliceOfMeeting(meetingId, statuses, request),
-    );
-  }
-
-  private connect(found: ParticipantSlice): ConnectionResult<ParticipantRecord> {
-    this.loaders.primeUsers(found.users);
-    return toConnection(found.slice, found.count);
+    const list = { meetingId, statuses };
+    const { slice } = await this.loaders.participantSlices.load({ ...list, request });
+    return toConnection(slice, () => this.loaders.participantCounts.load(list));
   }
 
   /** Creates a pending meeting with the owner as an accepted participant and the invited users. */
@@ -122,6 +119,10 @@ export class MeetingService {
     });
     if (Object.keys(problems).length > 0) {
       throw new ValidationFailedError(problems);
+    }
+    // The owner is a participant too.
+    if (invited.length + 1 > this.maxParticipants) {
+      throw meetingFull(this.maxParticipants);
     }
     const { meeting: input } = args;
     const appointedBy = input.appointedBy ?? null;
@@ -192,6 +193,10 @@ export class MeetingService {
           }
           if (participants.some((existing) => existing.userId === userId)) {
             throw alreadyParticipant();
+          }
+          // Race-safe: the meeting's row is locked, and its participants were read after the lock.
+          if (participants.length >= this.maxParticipants) {
+            throw meetingFull(this.maxParticipants);
           }
           const guest = await tx.participants.add({ meetingId: meeting.id, userId, status });
           // A confirmed meeting waits again for a guest who has not accepted.

@@ -10,7 +10,16 @@ import {
   toReadModel,
   updateOf,
 } from '../../db/read-model';
-import { countList, byCreation, readSlice, type Slice, type SliceRequest } from '../../db/keyset';
+import {
+  byCreation,
+  countList,
+  countLists,
+  type ParentListQuery,
+  readSlice,
+  readSlices,
+  type Slice,
+  type SliceRequest,
+} from '../../db/keyset';
 import { type Page, pageClause, pageParams } from '../../shared/pagination';
 import { MeetingStatus } from '../meeting/meeting.entity';
 import { User } from '../user/user.entity';
@@ -70,11 +79,23 @@ export interface InvitationFilter {
 const IN_MEETING_ORDER = byCreation<ParticipantRecord>('p', 'asc');
 const NEWEST_FIRST = byCreation<ParticipantRecord>('p', 'desc');
 
-/** A slice of participants with the total, and the users read along with them. */
+/** A slice of participants, and the users read along with them. */
 export interface ParticipantSlice {
   slice: Slice<ParticipantRecord>;
   users: UserRecord[];
-  count: () => Promise<number>;
+}
+
+/** Participants of meetings (optionally of some answers), with their users. */
+function ofMeetings(statuses: readonly ParticipantStatus[] | null | undefined): ParentListQuery {
+  const answered = statuses && statuses.length > 0;
+  return {
+    select:
+      `select ${participants.select('p')}, ${joinedUsers.select('u')} from "participants" p ` +
+      `join "users" u on u."id" = p."user_id"`,
+    parent: 'p."meeting_id"',
+    where: answered ? 'p."status"::text = any(?::text[])' : '',
+    params: answered ? [arrayLiteral(statuses)] : [],
+  };
 }
 
 /** Every read and write of participants. */
@@ -102,31 +123,37 @@ export class ParticipantStore {
     return readAll(participants, rows);
   }
 
-  /** A slice of a meeting's participants (optionally of some answers), in the order added. */
-  async sliceOfMeeting(
-    meetingId: string,
+  /**
+   * The same slice of each meeting's participants (optionally of some answers), in the order
+   * added, in one statement (see readSlices); with their users.
+   */
+  async slicesOfMeetings(
+    meetingIds: readonly string[],
     statuses: readonly ParticipantStatus[] | null | undefined,
     request: SliceRequest,
-  ): Promise<ParticipantSlice> {
-    const conditions = ['p."meeting_id" = ?'];
-    const params: unknown[] = [meetingId];
-    if (statuses && statuses.length > 0) {
-      conditions.push('p."status"::text = any(?::text[])');
-      params.push(arrayLiteral(statuses));
+  ): Promise<Map<string, ParticipantSlice>> {
+    const query = ofMeetings(statuses);
+    const slices = await readSlices(
+      this.em,
+      query,
+      meetingIds,
+      IN_MEETING_ORDER,
+      participants,
+      request,
+    );
+    const found = new Map<string, ParticipantSlice>();
+    for (const [meetingId, slice] of slices) {
+      found.set(meetingId, { slice, users: readAll(joinedUsers, slice.rows) });
     }
-    const query = {
-      select:
-        `select ${participants.select('p')}, ${joinedUsers.select('u')} from "participants" p ` +
-        `join "users" u on u."id" = p."user_id"`,
-      where: conditions.join(' and '),
-      params,
-    };
-    const slice = await readSlice(this.em, query, IN_MEETING_ORDER, participants, request);
-    return {
-      slice,
-      users: readAll(joinedUsers, slice.rows),
-      count: () => countList(this.em, query),
-    };
+    return found;
+  }
+
+  /** How many participants (optionally of some answers) each meeting has, in one statement. */
+  countsOfMeetings(
+    meetingIds: readonly string[],
+    statuses: readonly ParticipantStatus[] | null | undefined,
+  ): Promise<Map<string, number>> {
+    return countLists(this.em, ofMeetings(statuses), meetingIds);
   }
 
   /** A slice of a user's invitations to others' meetings, newest first. */
@@ -134,7 +161,7 @@ export class ParticipantStore {
     userId: string,
     filter: InvitationFilter,
     request: SliceRequest,
-  ): Promise<ParticipantSlice> {
+  ): Promise<{ slice: Slice<ParticipantRecord>; count: () => Promise<number> }> {
     const conditions = ['p."user_id" = ?', 'm."owner_id" <> p."user_id"'];
     const params: unknown[] = [userId];
     const statuses = filter.answers ?? [ParticipantStatus.NEW];
@@ -155,7 +182,7 @@ export class ParticipantStore {
       params,
     };
     const slice = await readSlice(this.em, query, NEWEST_FIRST, participants, request);
-    return { slice, users: [], count: () => countList(this.em, query) };
+    return { slice, count: () => countList(this.em, query) };
   }
 
   /** The participants of a meeting this transaction has locked, in the order they were added. */
