@@ -1,19 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { testDatabaseKind } from '../helpers/test-database';
 import { lostWrites } from './support/acknowledged';
 import { useEmbeddedFixture } from './support/embedded-fixture';
-import { call, isSuccess, MixedLoad, type Outcome, tally } from './support/load';
-import type { Exit } from './support/service';
+import { call, isSuccess, MixedLoad, type Outcome, register, tally } from './support/load';
+import { type Exit, serviceEnv, startService } from './support/service';
 
 /**
  * The embedded database server dies under the service (kill -9 of its postmaster) while ten
  * clients write: the service starts it again by itself on the same data directory and port,
  * readiness says 503 meanwhile, writes resume, and every write acknowledged before, during or
  * after the outage is there. A server that cannot be started again (its data directory made
- * unreadable by this PostgreSQL) ends in liveness 503, one log line, and a non-zero exit.
+ * unreadable by this PostgreSQL) ends in liveness 503, one log line, and a non-zero exit. The
+ * cluster start mode's primary, which runs the server for its workers, restarts it too.
  * Runs once, in the embedded jest project.
  */
 
@@ -114,9 +116,11 @@ suite('supervision of the embedded database server', () => {
     await readiness.stop();
 
     const outage = load.outcomes.filter((o) => o.end > killedAt);
+    const back = service.logs.find((line) => /is back/.test(line.msg ?? ''));
     console.log(
       `embedded-restart: ${WRITERS} clients; back ${recoveredAt === null ? 'never' : Math.round(recoveredAt - killedAt)} ms ` +
-        `after kill -9; ${load.users.length} registrations and ${load.follows.length} follows ` +
+        `after kill -9 (server back after ${String(back?.['downMs'])} ms, attempt ` +
+        `${String(back?.['attempts'])}); ${load.users.length} registrations and ${load.follows.length} follows ` +
         `acknowledged (${written() - afterRestart} after the restart); readiness ` +
         `${JSON.stringify(tallyStatuses(readiness.seen.map((s) => s.status)))}; requests ending after ` +
         `the kill ${JSON.stringify(tally(outage))}`,
@@ -158,6 +162,48 @@ suite('supervision of the embedded database server', () => {
     expect(await service.stop()).toEqual<Exit>({ code: 0, signal: null });
     expect(existsSync(files().postmasterPid)).toBe(false);
     expect(existsSync(files().lock)).toBe(false);
+  }, 120_000);
+
+  it('restarts the server the cluster primary runs for its workers', async () => {
+    const clusterDir = mkdtempSync(join(tmpdir(), 'meetings-faults-cluster-restart-'));
+    try {
+      const primary = fixture.track(
+        await startService(
+          fixture.script('cluster.js'),
+          { ...serviceEnv({ DATA_DIR: clusterDir }), CLUSTER_WORKERS: '2' },
+          { startTimeoutMs: 60_000 },
+        ),
+      );
+      expect((await register(primary.url, 'clusterbefore')).status).toBe(201);
+      const postmaster = join(clusterDir, 'postgres', 'postmaster.pid');
+      const killedAt = performance.now();
+      process.kill(Number(readFileSync(postmaster, 'utf8').split('\n')[0]), 'SIGKILL');
+      const statuses: Array<number | null> = [];
+      for (let i = 0; ; i += 1) {
+        const reply = await register(primary.url, `clusterafter${i}`);
+        statuses.push(reply.status);
+        if (reply.status === 201 || performance.now() - killedAt > RECOVERY_MS) {
+          break;
+        }
+        await sleep(100);
+      }
+      const backMs = Math.round(performance.now() - killedAt);
+      console.log(
+        `embedded-restart: cluster primary: registering again ${backMs} ms after kill -9 ` +
+          `(${JSON.stringify(tallyStatuses(statuses))})`,
+      );
+      expect(statuses.at(-1)).toBe(201);
+      expect(primary.logs.filter((line) => /is back/.test(line.msg ?? ''))).toHaveLength(1);
+      const lock = JSON.parse(readFileSync(join(clusterDir, 'embedded.lock'), 'utf8')) as Lock;
+      expect(lock.pid).toBe(primary.pid);
+
+      // It still stops cleanly with its workers, the restarted server with it.
+      expect(await primary.stop()).toEqual<Exit>({ code: 0, signal: null });
+      expect(existsSync(join(clusterDir, 'embedded.lock'))).toBe(false);
+      expect(existsSync(postmaster)).toBe(false);
+    } finally {
+      rmSync(clusterDir, { recursive: true, force: true });
+    }
   }, 120_000);
 
   it('answers liveness 503 and exits non-zero with one line when the server cannot be restarted', async () => {
