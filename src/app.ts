@@ -13,6 +13,7 @@ import { PasswordHasher, type PasswordHashCost } from './auth/password';
 import { TokenService } from './auth/tokens';
 import type { Config } from './config';
 import { type AppDependencies, createContext } from './context';
+import { guardDatabase } from './db/database-guard';
 import { type Database, openDatabase } from './db/orm';
 import { QueryCounter } from './db/query-stats';
 import { EventHub } from './events/event-hub';
@@ -31,7 +32,8 @@ import { corsPolicy, inlineScriptHashes, securityHeaders } from './http/security
 import { createLogger } from './logger';
 import { Metrics } from './observability/metrics';
 import { listenForMetrics } from './observability/metrics-server';
-import { requestTracking } from './observability/request-tracking';
+import { scrub } from './observability/log-safety';
+import { requestTracking, withoutDeadline } from './observability/request-tracking';
 import { createSchema } from './schema/build-schema';
 import { docsRouter } from '../rest/docs';
 import { REST_PREFIX, restRouter } from '../rest/router';
@@ -72,9 +74,12 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
   const database = await openDatabase(config.database, {
     migrate: options.migrate ?? true,
     counter: queries,
-    timeouts: config.databaseTimeouts,
+    requestTimeoutMs: config.requestTimeoutMs,
     log: (message) => logger.info({ component: 'orm' }, message),
+    // Such as a pooled connection found broken: the database's state is logged once (guard).
+    driverLog: (message) => logger.debug({ component: 'knex' }, scrub(message)),
   });
+  const guard = guardDatabase(database.orm, config.requestTimeoutMs, logger);
   const key = await loadSigningKey(config.auth);
   const issuer = config.auth.issuer ?? config.publicUrl ?? `http://localhost:${config.port}`;
   const tokens = new TokenService(key, {
@@ -89,7 +94,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     orm: database.orm,
     tokens,
     passwords: new PasswordHasher(options.passwordCost),
-    attempts: AttemptLimiter.create(config.rateLimits),
+    attempts: AttemptLimiter.create(config.rateLimits, logger),
     maxParticipantsPerMeeting: config.maxParticipantsPerMeeting,
   };
   const schema = await createSchema({
@@ -120,7 +125,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     }
     next();
   });
-  app.use(requestTracking({ logger, metrics }));
+  app.use(requestTracking({ logger, metrics, requestTimeoutMs: config.requestTimeoutMs }));
   if (config.compression.enabled) {
     app.use(compression({ threshold: config.compression.thresholdBytes }));
   }
@@ -136,7 +141,9 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
   app.use(corsPolicy(config.corsOrigins));
   const health = healthRoutes(
     database.orm,
-    () => shuttingDown,
+    // Not ready either while the connection pool is stuck (every connection held, requests
+    // running out of budget waiting).
+    () => shuttingDown || guard.poolStuck(),
     () => database.embedded?.health() ?? 'up',
   );
   // Mounted at their own paths, so other requests do not walk their routes.
@@ -170,7 +177,9 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     formatError: formatError(logger),
   });
   // Before the GraphQL path's own handler, which would take /graphql/stream for itself.
-  app.use(SSE_PATH, live.sse);
+  // An event stream lasts as long as its client wants: its statements are bound by the
+  // session's statement_timeout, not by a deadline of the request that opened it.
+  app.use(SSE_PATH, withoutDeadline, live.sse);
 
   const apollo = createApolloServer({
     schema,

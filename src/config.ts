@@ -74,8 +74,6 @@ const schema = z
     MIGRATE_ON_START: boolean.default(true),
     CLUSTER_WORKERS: z.coerce.number().int().min(0).max(64).default(0),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
-    DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).optional(),
-    DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).optional(),
     LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
     METRICS: boolean.default(true),
     METRICS_PATH: z
@@ -108,14 +106,6 @@ const schema = z
         message: 'must be set to a secret of your own in production (or set JWT_PRIVATE_KEY)',
       });
     }
-    const { acquireMs, statementMs } = databaseTimeouts(env);
-    if (acquireMs + statementMs >= env.REQUEST_TIMEOUT_MS) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['DB_STATEMENT_TIMEOUT_MS'],
-        message: `DB_ACQUIRE_TIMEOUT_MS + DB_STATEMENT_TIMEOUT_MS (${acquireMs + statementMs}) must stay below REQUEST_TIMEOUT_MS (${env.REQUEST_TIMEOUT_MS})`,
-      });
-    }
     if (Boolean(env.OAUTH_EXTERNAL_ISSUER) !== Boolean(env.OAUTH_EXTERNAL_JWKS_URL)) {
       ctx.addIssue({
         code: 'custom',
@@ -126,22 +116,6 @@ const schema = z
   });
 
 export type Env = z.infer<typeof schema>;
-
-/**
- * The database's waits, each a quarter of the request timeout unless set: waiting for a pooled
- * connection, then for a statement, still ends (in a 503) before the request timeout does, with
- * half the budget left for the rest of the request on a busy machine (with a third each, a 503
- * took 3.4 s of a 3 s budget under a full test run's load).
- */
-function databaseTimeouts(
-  env: Pick<Env, 'REQUEST_TIMEOUT_MS' | 'DB_ACQUIRE_TIMEOUT_MS' | 'DB_STATEMENT_TIMEOUT_MS'>,
-): { acquireMs: number; statementMs: number } {
-  const quarter = Math.floor(env.REQUEST_TIMEOUT_MS / 4);
-  return {
-    acquireMs: env.DB_ACQUIRE_TIMEOUT_MS ?? quarter,
-    statementMs: env.DB_STATEMENT_TIMEOUT_MS ?? quarter,
-  };
-}
 
 /**
  * Where the data lives: a PostgreSQL server, or the embedded PostgreSQL server this service runs
@@ -167,9 +141,11 @@ export interface Config {
   publicUrl: string | null;
   introspection: boolean;
   shutdownTimeoutMs: number;
+  /**
+   * The longest a request takes: its waits for the database (a pooled connection, statements,
+   * locks) share this one budget, less a reserve for answering, and end in a 503.
+   */
   requestTimeoutMs: number;
-  /** Longest waits for a pooled connection and for one SQL statement (PostgreSQL server). */
-  databaseTimeouts: { acquireMs: number; statementMs: number };
   migrateOnStart: boolean;
   /** `auto`: readable lines on a terminal outside production, JSON lines otherwise. */
   logFormat: Env['LOG_FORMAT'];
@@ -245,7 +221,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     introspection: env.GRAPHQL_INTROSPECTION ?? env.NODE_ENV !== 'production',
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
-    databaseTimeouts: databaseTimeouts(env),
     migrateOnStart: env.MIGRATE_ON_START,
     logFormat: env.LOG_FORMAT,
     metrics: { enabled: env.METRICS, path: env.METRICS_PATH, port: env.METRICS_PORT ?? null },

@@ -5,7 +5,9 @@ import {
   RateLimiterRes,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
+import type { Logger } from 'pino';
 import type { Config } from '../config';
+import { DependencyState } from '../observability/dependency-state';
 import { TooManyRequestsError } from '../shared/errors';
 
 /** The sign-in and sign-up actions whose attempts are counted. */
@@ -32,7 +34,7 @@ export class AttemptLimiter {
     private readonly redis: Redis | null,
   ) {}
 
-  static create(settings: Config['rateLimits']): AttemptLimiter {
+  static create(settings: Config['rateLimits'], logger: Logger): AttemptLimiter {
     const duration = settings.windowSeconds;
     if (settings.redisUrl) {
       const redis = new Redis(settings.redisUrl, {
@@ -40,6 +42,10 @@ export class AttemptLimiter {
         maxRetriesPerRequest: 1,
         lazyConnect: false,
       });
+      // Without an 'error' listener ioredis prints a plain-text stack on every retry (~2 s).
+      const state = new DependencyState('redis', logger);
+      redis.on('error', (error: unknown) => state.failed(error));
+      redis.on('ready', () => state.recovered());
       // A brief Redis outage falls back to per-instance counting rather than refusing everyone.
       const insurance = (points: number, keyPrefix: string) =>
         new RateLimiterMemory({ points, duration, keyPrefix });

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
-import type { Config, DatabaseConfig } from '../config';
+import type { DatabaseConfig } from '../config';
 import type { DriverException } from '@mikro-orm/core';
 import { classifyDatabaseError } from '../shared/db-errors';
 import { DatabaseUnavailableError, NotFoundError } from '../shared/errors';
@@ -15,8 +15,14 @@ export interface OpenOptions {
   migrate?: boolean;
   counter?: QueryCounter;
   log?: (message: string) => void;
-  /** Pool acquire and statement limits of a request; migrations run without them. */
-  timeouts?: DatabaseTimeouts;
+  /**
+   * REQUEST_TIMEOUT_MS: the longest any wait for a connection or a statement may take, also
+   * outside a request (a request's own waits end sooner, at its deadline:
+   * src/db/request-deadline.ts); migrations run without it.
+   */
+  requestTimeoutMs?: number;
+  /** knex's own warnings, e.g. a pooled connection found broken (default: none). */
+  driverLog?: (message: string) => void;
   /**
    * On the embedded database, join the server of another process serving the same directory
    * (seed, migrate) instead of refusing (a second service).
@@ -65,17 +71,15 @@ function baseOptions(counter: QueryCounter | undefined, log?: (message: string) 
   };
 }
 
-/** How long a request may wait for a pooled connection, and for one statement. */
-export type DatabaseTimeouts = Config['databaseTimeouts'];
-
 /** MikroORM options for a PostgreSQL server (the configured one or the embedded one). */
 export function buildOrmOptions(
   url: string,
   poolSize: number,
   counter?: QueryCounter,
   log?: (message: string) => void,
-  timeouts?: DatabaseTimeouts,
+  limits: Pick<OpenOptions, 'requestTimeoutMs' | 'driverLog'> = {},
 ): Options {
+  const { requestTimeoutMs: timeoutMs, driverLog = () => undefined } = limits;
   return {
     ...baseOptions(counter, log),
     clientUrl: url,
@@ -83,20 +87,16 @@ export function buildOrmOptions(
       min: 0,
       max: poolSize,
       // knex waits 60 s by default: far beyond the request timeout.
-      ...(timeouts && {
-        acquireTimeoutMillis: timeouts.acquireMs,
-        createTimeoutMillis: timeouts.acquireMs,
+      ...(timeoutMs && { acquireTimeoutMillis: timeoutMs, createTimeoutMillis: timeoutMs }),
+    },
+    driverOptions: {
+      // knex writes its warnings to the console, as plain text, unless given a log.
+      log: { warn: driverLog, error: driverLog, deprecate: driverLog, debug: driverLog },
+      // Sent at connection start-up; a statement blocked by a lock is cancelled too.
+      ...(timeoutMs && {
+        connection: { statement_timeout: timeoutMs, connectionTimeoutMillis: timeoutMs },
       }),
     },
-    // Sent at connection start-up; a statement blocked by a lock is cancelled too.
-    ...(timeouts && {
-      driverOptions: {
-        connection: {
-          statement_timeout: timeouts.statementMs,
-          connectionTimeoutMillis: timeouts.acquireMs,
-        },
-      },
-    }),
   };
 }
 
@@ -148,20 +148,22 @@ export async function openDatabase(
   config: DatabaseConfig,
   options: OpenOptions = {},
 ): Promise<Database> {
-  const { migrate = true, counter, log, timeouts } = options;
+  const { migrate = true, counter, log, requestTimeoutMs, driverLog } = options;
   const { url, server } = await databaseServer(config, options);
   let orm: MikroORM;
   try {
     if (migrate) {
       // Migrations may rightly take longer than a request's statement: run them without its limits.
-      const migrator = await initOrm(buildOrmOptions(url, 1, undefined, log));
+      const migrator = await initOrm(buildOrmOptions(url, 1, undefined, log, { driverLog }));
       try {
         await migrator.getMigrator().up();
       } finally {
         await migrator.close(true);
       }
     }
-    orm = await initOrm(buildOrmOptions(url, config.poolSize, counter, log, timeouts));
+    orm = await initOrm(
+      buildOrmOptions(url, config.poolSize, counter, log, { requestTimeoutMs, driverLog }),
+    );
   } catch (error) {
     await server?.stop();
     throw error;

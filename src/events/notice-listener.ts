@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import type { Logger } from 'pino';
+import { DependencyState } from '../observability/dependency-state';
 import { EVENTS_CHANNEL } from './event.store';
 import { type ChangeNotice, changeNotice } from './meeting-event';
 
@@ -28,8 +29,12 @@ export class NoticeListener {
   private closed = false;
   private retry: NodeJS.Timeout | null = null;
   private attempt = 0;
+  /** Logs the connection's loss once, and its return once, whatever the retries in between. */
+  private readonly state: DependencyState;
 
-  constructor(private readonly options: NoticeListenerOptions) {}
+  constructor(private readonly options: NoticeListenerOptions) {
+    this.state = new DependencyState('event listener', options.logger);
+  }
 
   /** Connects and listens; fails (as the database would at start-up) if it cannot. */
   async start(): Promise<void> {
@@ -59,10 +64,7 @@ export class NoticeListener {
       }
       client.end().catch(() => undefined);
       if (!this.closed) {
-        this.options.logger.warn(
-          { component: 'events', reason: error?.message ?? 'connection ended' },
-          'event listener lost its database connection; reconnecting',
-        );
+        this.state.failed(error ?? new Error('connection ended'));
         this.options.onConnectionChange?.('lost');
         this.scheduleReconnect();
       }
@@ -102,11 +104,11 @@ export class NoticeListener {
       this.connect().then(
         () => {
           if (!this.closed) {
-            this.options.logger.info({ component: 'events' }, 'event listener listening again');
+            this.state.recovered();
           }
         },
         (error: unknown) => {
-          this.options.logger.warn(
+          this.options.logger.debug(
             { component: 'events', reason: error instanceof Error ? error.message : 'unknown' },
             'event listener could not reconnect yet',
           );

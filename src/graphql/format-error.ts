@@ -2,6 +2,7 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { Logger } from 'pino';
 import { currentRequest } from '../observability/request-scope';
+import { logUnavailable } from '../observability/unavailable-log';
 import { AppError, DatabaseUnavailableError } from '../shared/errors';
 
 /** Apollo's own request-level codes that are safe to show as they are. */
@@ -38,7 +39,7 @@ export function formatError(logger: Logger) {
     // Server failures carry the request id, which ties a user's report to the logs.
     const requestId = currentRequest()?.id;
     if (original instanceof DatabaseUnavailableError) {
-      logger.warn({ err: original }, 'database unavailable');
+      logUnavailable(logger, original);
       return {
         message: 'The service is temporarily unavailable',
         path: formatted.path,

@@ -10,6 +10,7 @@ import {
   UnauthenticatedError,
   ValidationFailedError,
 } from '../shared/errors';
+import { logUnavailable } from '../observability/unavailable-log';
 
 /** How failures are answered: the contract's bodies, or RFC 6749 §5.2 (the token endpoint). */
 export type ErrorStyle = 'contract' | 'oauth';
@@ -185,7 +186,7 @@ export function sendHttpError(
 ): void {
   const { status, headers, body, log } = httpFailure(error, style);
   if (log === 'warn') {
-    logger?.warn({ err: typedFailure(error) }, 'database unavailable');
+    logUnavailable(logger, typedFailure(error));
   } else if (log === 'error') {
     logger?.error({ err: error }, 'unexpected error');
   }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Metrics } from './metrics';
-import { type RequestScope, runInRequest } from './request-scope';
+import { currentRequest, type RequestScope, runInRequest, waitBudgetMs } from './request-scope';
 
 const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -24,15 +24,17 @@ function expressRoute(req: Request): string {
 }
 
 /**
- * The first middleware: gives the request its id (echoed in `X-Request-Id`) and a scope every
- * later step can read, and when the response is done, observes its duration (one histogram
+ * The first middleware: gives the request its id (echoed in `X-Request-Id`), its deadline (out
+ * of REQUEST_TIMEOUT_MS) and a scope every later step can read, and when the response is done, observes its duration (one histogram
  * observation) and writes one compact log line (at `info`; health checks are not logged).
  */
 export function requestTracking(options: {
   logger: Logger;
   metrics: Metrics | null;
+  requestTimeoutMs: number;
 }): RequestHandler {
   const { logger, metrics } = options;
+  const waitMs = waitBudgetMs(options.requestTimeoutMs);
   const logRequests = logger.isLevelEnabled('info');
   return (req, res, next) => {
     const started = performance.now();
@@ -41,6 +43,8 @@ export function requestTracking(options: {
       statements: 0,
       route: undefined,
       userId: undefined,
+      deadline: started + waitMs,
+      unavailableLogged: false,
     };
     res.setHeader(REQUEST_ID_HEADER, scope.id);
     res.once('close', () => {
@@ -67,3 +71,12 @@ export function requestTracking(options: {
     runInRequest(scope, next);
   };
 }
+
+/** Lifts the request's deadline: for a request that becomes a long-lived stream (SSE). */
+export const withoutDeadline: RequestHandler = (_req, _res, next) => {
+  const scope = currentRequest();
+  if (scope) {
+    scope.deadline = Infinity;
+  }
+  next();
+};

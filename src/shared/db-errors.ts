@@ -29,6 +29,17 @@ export async function onUniqueViolation<T>(
   }
 }
 
+/**
+ * A request's wait for the database that its deadline ended (src/db/request-deadline.ts): for a
+ * pooled connection, or a statement (which is cancelled on the server). `during` says which.
+ */
+export class DeadlineExceededError extends Error {
+  constructor(readonly during: 'a pooled connection' | 'a statement') {
+    super(`request deadline reached waiting for ${during}`);
+    this.name = 'DeadlineExceededError';
+  }
+}
+
 // Connection and resource classes (08P01, a protocol violation, is caused by the request
 // itself); 57014: a statement cancelled by statement_timeout; 55P03: lock_timeout.
 const unavailableStates = /^(08(?!P01)|53|57P|57014$|55P03$)/;
@@ -44,7 +55,7 @@ const lostMessages =
  * Looks through an `Error#cause` too (a driver error wrapped by the ORM or the pool).
  */
 function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
-  if (error instanceof ConnectionException) {
+  if (error instanceof ConnectionException || error instanceof DeadlineExceededError) {
     return true;
   }
   const code = (error as { code?: unknown } | null)?.code;

@@ -1,4 +1,5 @@
 import { ConfigError, DEFAULT_JWT_SECRET, loadConfig } from '../../src/config';
+import { waitBudgetMs } from '../../src/observability/request-scope';
 
 describe('configuration', () => {
   it('defaults to port 8000 and the embedded database under ./data', () => {
@@ -103,14 +104,13 @@ describe('configuration', () => {
     );
   });
 
-  it('keeps the database waits below the request timeout', () => {
-    expect(loadConfig({ REQUEST_TIMEOUT_MS: '9000' }).databaseTimeouts).toEqual({
-      acquireMs: 2250,
-      statementMs: 2250,
-    });
-    expect(() =>
-      loadConfig({ REQUEST_TIMEOUT_MS: '5000', DB_STATEMENT_TIMEOUT_MS: '4000' }),
-    ).toThrow(/DB_STATEMENT_TIMEOUT_MS/);
+  it('gives a request one budget for its database waits, less a reserve for answering', () => {
+    expect(loadConfig({ REQUEST_TIMEOUT_MS: '9000' }).requestTimeoutMs).toBe(9000);
+    expect(waitBudgetMs(9000)).toBe(7200);
+    expect(waitBudgetMs(2000)).toBe(1600);
+    expect(waitBudgetMs(30_000)).toBe(28_000);
+    expect(waitBudgetMs(1000)).toBe(750);
+    expect(() => loadConfig({ REQUEST_TIMEOUT_MS: '500' })).toThrow(/REQUEST_TIMEOUT_MS/);
   });
 
   it('serves metrics on the service port by default, or on a port of their own, or not at all', () => {
