@@ -182,23 +182,32 @@ describe('the node limit counts an upper bound of the records a query answers', 
 
   it('counts at least as many records as the executed query produced, for generated nested queries', async () => {
     let largest = 0;
+    let answered = 0;
+    let runs = 0;
     await fc.assert(
       fc.asyncProperty(queryOf(world), async (query) => {
+        runs += 1;
         const counted = countDocumentNodes(t.instance.schema, parse(query));
         const answer = await t.gql.request(query, {}, owner.token);
-        const codes = (answer.errors ?? []).map((error) => error.extensions?.['code']);
-        // Every generated query is valid and names what the owner may see.
-        expect(codes.filter((code) => code !== 'QUERY_TOO_LARGE')).toEqual([]);
+        // Every generated query names what the owner may see; some are refused as too deep
+        // (armor's depth limit) or too large, before anything runs.
+        const unexpected = (answer.errors ?? []).filter(
+          (error) =>
+            error.extensions?.['code'] !== 'QUERY_TOO_LARGE' && !/depth/i.test(error.message),
+        );
+        expect(unexpected).toEqual([]);
         if (counted > MAX_NODES) {
-          expect(codes).toEqual(['QUERY_TOO_LARGE']);
+          expect(answer.errors?.[0]?.extensions?.['code']).toBe('QUERY_TOO_LARGE');
         }
         const records = produced(answer.data);
+        answered += answer.errors ? 0 : 1;
         largest = Math.max(largest, records);
         expect(counted).toBeGreaterThanOrEqual(records);
       }),
       { seed: fuzzSeed(), numRuns: runsOf(150) },
     );
-    // The property is not vacuous: some queries answered many records.
+    // The property is not vacuous: most queries ran, and some answered many records.
+    expect(answered).toBeGreaterThan(runs / 2);
     expect(largest).toBeGreaterThan(CAP * 2);
   });
 });
