@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { DataDirectoryBusyError } from '../../src/db/embedded/data-dir-lock';
 import { openEmbeddedServer } from '../../src/db/embedded/embedded-server';
+import type { HealthChange } from '../../src/db/embedded/supervisor';
 import { testDatabaseKind } from '../helpers/test-database';
 
 /** One statement on a server, on a connection of its own. */
@@ -68,6 +69,42 @@ async function query(url: string, sql: string): Promise<unknown[]> {
     } finally {
       await second.stop();
     }
+  });
+
+  it('starts its server again on the same port after kill -9, with every committed row', async () => {
+    const server = await openEmbeddedServer(dataDir, { attach: false });
+    try {
+      const changes: HealthChange[] = [];
+      server.onHealthChange((change) => changes.push(change));
+      await query(server.url, 'create table kept (n int); insert into kept values (1), (2)');
+      const pidFile = join(dataDir, 'postgres', 'postmaster.pid');
+      const killed = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+      process.kill(killed, 'SIGKILL');
+      const deadline = Date.now() + 30_000;
+      while (server.health() !== 'up' || changes.length === 0) {
+        if (Date.now() > deadline) {
+          throw new Error(`not back within 30 s: ${JSON.stringify(changes)}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(changes).toEqual([
+        { health: 'restarting', exit: expect.any(Object) },
+        { health: 'up', attempts: expect.any(Number), downMs: expect.any(Number) },
+      ]);
+      expect(Number(readFileSync(pidFile, 'utf8').split('\n')[0])).not.toBe(killed);
+      // The same URL (port and credentials) reaches the restarted server and its data.
+      expect(await query(server.url, 'select n from kept order by n')).toEqual([
+        { n: 1 },
+        { n: 2 },
+      ]);
+      expect(JSON.parse(readFileSync(join(dataDir, 'embedded.lock'), 'utf8'))).toMatchObject({
+        pid: process.pid,
+      });
+    } finally {
+      await server.stop();
+    }
+    expect(existsSync(join(dataDir, 'embedded.lock'))).toBe(false);
+    expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
   });
 
   it('refuses a directory written by PGlite instead of touching it', async () => {

@@ -1,4 +1,3 @@
-import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -6,8 +5,8 @@ import { Client } from 'pg';
 import { freePort } from '../../shared/free-port';
 import { postgresBinaries } from './binaries';
 import { DataDirectoryBusyError, DataDirectoryLock } from './data-dir-lock';
-import type { PostgresBinaries } from './binaries';
-import { logTail, runningServerPid, runProgram, spawnServer } from './postgres-process';
+import { runningServerPid, runProgram } from './postgres-process';
+import { launch, START_TIMEOUT_MS, StartFailure, waitUntilAccepting } from './server-launch';
 import {
   DEFAULT_RESTART_ATTEMPTS,
   type EmbeddedHealth,
@@ -46,12 +45,10 @@ interface Credentials {
   database: string;
 }
 
-const START_TIMEOUT_MS = 60_000;
 const START_ATTEMPTS = 5;
 /** Start-up failures that pass: a port taken meanwhile, a dead server's processes still exiting. */
 const transient =
   /could not bind|could not create any TCP\/IP sockets|is still in use|postmaster\.pid/;
-const STOP_TIMEOUT_MS = 30_000;
 
 /** The files of an embedded data directory. */
 function layout(dataDir: string) {
@@ -95,33 +92,6 @@ function initialise(initdb: string, dataDir: string): void {
   renameSync(scratch, files.pgdata);
 }
 
-async function canConnect(url: string): Promise<boolean> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-/** Waits until the server accepts connections, or `gone()` says it never will. */
-async function waitUntilAccepting(url: string, gone: () => string | null): Promise<void> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (!(await canConnect(url))) {
-    const reason = gone();
-    if (reason !== null) {
-      throw new Error(reason);
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`the embedded database did not start within ${START_TIMEOUT_MS} ms`);
-    }
-    await sleep(100);
-  }
-}
-
 /** Waits for a server left by a dead service to finish its shutdown (its watchdog asked it to). */
 async function waitForLeftoverServer(pgdata: string, log?: (message: string) => void) {
   let pid = runningServerPid(pgdata);
@@ -153,63 +123,6 @@ async function ensureDatabase(credentials: Credentials, port: number): Promise<v
     }
   } finally {
     await client.end();
-  }
-}
-
-/** Stops the server (once, however often called); `release` also gives the lock up. */
-function stopper(
-  child: ChildProcess,
-  lock: DataDirectoryLock,
-): (release?: boolean) => Promise<void> {
-  let stopped: Promise<void> | null = null;
-  return (release = true) => {
-    stopped ??= new Promise<void>((done) => {
-      const timer = setTimeout(() => {
-        // A server that ignores the fast shutdown: end the whole group (shell and server).
-        process.kill(-(child.pid as number), 'SIGKILL');
-      }, STOP_TIMEOUT_MS);
-      child.once('exit', () => {
-        clearTimeout(timer);
-        if (release) {
-          lock.release();
-        }
-        done();
-      });
-      if (child.exitCode !== null || child.signalCode !== null) {
-        child.emit('exit', child.exitCode, child.signalCode);
-      }
-      child.stdin?.end();
-    });
-    return stopped;
-  };
-}
-
-/** The server exited while starting; `log` is the end of its log, which says why. */
-class StartFailure extends Error {
-  constructor(readonly log: string) {
-    super(`the embedded database failed to start:\n${log}`);
-  }
-}
-
-/** Starts the server on `port` and waits until it accepts connections (stopped again if not). */
-async function launch(
-  binaries: PostgresBinaries,
-  files: ReturnType<typeof layout>,
-  credentials: Credentials,
-  port: number,
-  lock: DataDirectoryLock,
-): Promise<ServerRun> {
-  const child = spawnServer(binaries, files.pgdata, port, files.log);
-  const stop = stopper(child, lock);
-  let failure: string | null = null;
-  try {
-    await waitUntilAccepting(urlOf(credentials, port, 'postgres'), () =>
-      child.exitCode === null && child.signalCode === null ? null : (failure = logTail(files.log)),
-    );
-    return { child, stop };
-  } catch (error) {
-    await stop(false);
-    throw failure === null ? error : new StartFailure(failure);
   }
 }
 
@@ -278,7 +191,7 @@ export async function openEmbeddedServer(
       const port = lock.holder.port;
       let run: ServerRun;
       try {
-        run = await launch(binaries, files, credentials, port, lock);
+        run = await launch(binaries, files, port, urlOf(credentials, port, 'postgres'), lock);
       } catch (error) {
         const failure = error instanceof StartFailure ? error.log : null;
         if (failure === null || attempt === START_ATTEMPTS || !transient.test(failure)) {
@@ -298,7 +211,7 @@ export async function openEmbeddedServer(
       // Restarts keep the port: the pool and the event listener reconnect to the same URL.
       const supervisor = new ServerSupervisor(
         run,
-        () => launch(binaries, files, credentials, port, lock),
+        () => launch(binaries, files, port, urlOf(credentials, port, 'postgres'), lock),
         () => lock.release(),
         { attempts: options.restartAttempts ?? DEFAULT_RESTART_ATTEMPTS },
       );
