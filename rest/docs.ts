@@ -4,6 +4,10 @@ import type { GraphQLSchema } from 'graphql';
 import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path';
 import { buildOpenApiDocument } from './openapi';
 
+/** Where Swagger UI and the OpenAPI document are served, below the REST prefix. */
+export const DOCS_PATH = '/docs';
+export const OPENAPI_PATH = '/openapi.json';
+
 /** The swagger-ui-dist files the page uses (their source maps too); nothing else is served. */
 const ASSETS = /^\/(swagger-ui(-bundle)?\.(js|css)(\.map)?|favicon-(16x16|32x32)\.png)$/;
 
@@ -40,14 +44,14 @@ function page(base: string, title: string): string {
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>${escapeHtml(title)}</title>
-    <link rel="stylesheet" href="${at}/docs/assets/swagger-ui.css" />
-    <link rel="icon" type="image/png" sizes="32x32" href="${at}/docs/assets/favicon-32x32.png" />
-    <link rel="icon" type="image/png" sizes="16x16" href="${at}/docs/assets/favicon-16x16.png" />
+    <link rel="stylesheet" href="${at}${DOCS_PATH}/assets/swagger-ui.css" />
+    <link rel="icon" type="image/png" sizes="32x32" href="${at}${DOCS_PATH}/assets/favicon-32x32.png" />
+    <link rel="icon" type="image/png" sizes="16x16" href="${at}${DOCS_PATH}/assets/favicon-16x16.png" />
   </head>
   <body>
-    <div id="swagger-ui" data-openapi-url="${at}/openapi.json"></div>
-    <script src="${at}/docs/assets/swagger-ui-bundle.js"></script>
-    <script src="${at}/docs/init.js"></script>
+    <div id="swagger-ui" data-openapi-url="${at}${OPENAPI_PATH}"></div>
+    <script src="${at}${DOCS_PATH}/assets/swagger-ui-bundle.js"></script>
+    <script src="${at}${DOCS_PATH}/init.js"></script>
   </body>
 </html>
 `;
@@ -61,17 +65,17 @@ export function docsRouter(schema: GraphQLSchema): Router {
   const document = buildOpenApiDocument(schema);
   const body = JSON.stringify(document);
   const router = express.Router();
-  router.get('/openapi.json', (_req, res) => {
+  router.get(OPENAPI_PATH, (_req, res) => {
     res.type('application/json').send(body);
   });
-  router.get('/docs', (req, res) => {
+  router.get(DOCS_PATH, (req, res) => {
     res.type('html').send(page(req.baseUrl, document.info.title));
   });
-  router.get('/docs/init.js', (_req, res) => {
+  router.get(`${DOCS_PATH}/init.js`, (_req, res) => {
     res.type('text/javascript').send(INITIALIZER);
   });
   const assets = express.static(getAbsoluteFSPath(), { index: false });
-  router.use('/docs/assets', (req, res, next) => {
+  router.use(`${DOCS_PATH}/assets`, (req, res, next) => {
     if (!ASSETS.test(req.path)) {
       next();
       return;

@@ -23,12 +23,18 @@ import { SSE_PATH } from './events/sse-handler';
 import { graphqlArmor } from './graphql/armor';
 import { createApolloServer, GRAPHQL_PATH } from './graphql/apollo';
 import { formatError } from './graphql/format-error';
-import { playgroundAssets, playgroundAssetsMount, renderPlayground } from './graphql/playground';
-import { GRAPHIQL_PATH, graphiqlRouter } from './graphql/graphiql';
+import {
+  graphiqlIde,
+  IDE_ASSETS_PATH,
+  OLD_GRAPHIQL_PATH,
+  toGraphiqlAtEndpoint,
+} from './graphql/graphiql';
+import { SDL_PATH, sdlDownload } from './graphql/sdl-download';
 import { HEALTH_PATH, healthRoutes } from './http/health.routes';
 import { errorHandler, notFound } from './http/http-errors';
 import { oauthMetadataRoutes, WELL_KNOWN_PATH } from './http/oauth-metadata.routes';
-import { corsPolicy, inlineScriptHashes, securityHeaders } from './http/security';
+import { HOME_PATH, homePage } from './http/home';
+import { corsPolicy, securityHeaders } from './http/security';
 import { createLogger } from './logger';
 import { Metrics } from './observability/metrics';
 import { listenForMetrics } from './observability/metrics-server';
@@ -135,9 +141,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     app.get(config.metrics.path, metricsHere.handler());
   }
   let metricsServer: Server | null = null;
-  // One rendering of the Playground page serves both its CSP hash and the page itself.
-  const playgroundHtml = renderPlayground(GRAPHQL_PATH);
-  app.use(securityHeaders(inlineScriptHashes(playgroundHtml)));
+  app.use(securityHeaders());
   app.use(corsPolicy(config.corsOrigins));
   const health = healthRoutes(
     database.orm,
@@ -149,8 +153,12 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
   // Mounted at their own paths, so other requests do not walk their routes.
   app.use([HEALTH_PATH, `${REST_PREFIX}${HEALTH_PATH}`], health);
   app.use(WELL_KNOWN_PATH, oauthMetadataRoutes(key, issuer));
-  app.use(playgroundAssetsMount, playgroundAssets());
-  app.use(GRAPHIQL_PATH, graphiqlRouter(GRAPHQL_PATH));
+  app.get(HOME_PATH, homePage());
+  // The IDE itself is Apollo's landing page at GRAPHQL_PATH; these come before Apollo's handler.
+  const ide = graphiqlIde(GRAPHQL_PATH);
+  app.use(IDE_ASSETS_PATH, ide.router);
+  app.get(OLD_GRAPHIQL_PATH, toGraphiqlAtEndpoint(GRAPHQL_PATH));
+  app.get(SDL_PATH, sdlDownload(schema));
 
   const hub = new EventHub();
   const listener = new NoticeListener({
@@ -186,7 +194,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     httpServer,
     logger,
     introspection: config.introspection,
-    playgroundHtml,
+    ideHtml: ide.html,
   });
   await apollo.start();
   app.use(

@@ -6,6 +6,7 @@ import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import { EMBEDDED_FAILED_EXIT_CODE, reportEmbeddedHealth } from './db/embedded/health-report';
 import { createLogger } from './logger';
+import { publicAddresses } from './http/home';
 
 /** How long liveness answers 503 before the process exits when the embedded database is lost. */
 const EMBEDDED_FAILED_EXIT_DELAY_MS = 1_000;
@@ -26,7 +27,13 @@ async function main(): Promise<void> {
   const instance = await createApp({ config, logger, migrate: config.migrateOnStart });
   const url = await instance.listen();
   logger.info(
-    { url, graphql: `${url}/graphql`, database: instance.database.kind, env: config.env },
+    {
+      url,
+      graphql: `${url}/graphql`,
+      ...publicAddresses(url),
+      database: instance.database.kind,
+      env: config.env,
+    },
     'service started',
   );
 

@@ -9,21 +9,21 @@ import { operationLabelPlugin } from '../observability/graphql-operation';
 import { GRAPHQL_LIMITS, graphqlArmor } from './armor';
 import { compiledExecution } from './compiled-execution';
 import { formatError } from './format-error';
+import { graphiqlLandingPage } from './graphiql';
 import { jsonClientStatusPlugin } from './http-status';
 import { nodeLimitPlugin } from './node-limit';
-import { playgroundLandingPage } from './playground';
 import { subscriptionsOverWebSocketPlugin } from './subscriptions-over-websocket';
 
 export const GRAPHQL_PATH = '/graphql';
 
-/** Apollo Server over the shared schema, with the offline Playground as its landing page. */
+/** Apollo Server over the shared schema, with the offline GraphiQL IDE as its landing page. */
 export function createApolloServer(options: {
   schema: GraphQLSchema;
   httpServer: Server;
   logger: Logger;
   introspection: boolean;
-  /** The Playground page (see renderPlayground), rendered once by the caller. */
-  playgroundHtml: string;
+  /** The IDE page (see graphiqlIde), rendered once by the caller. */
+  ideHtml: string;
 }): ApolloServer<Context> {
   const armor = graphqlArmor();
   return new ApolloServer<Context>({
@@ -45,7 +45,7 @@ export function createApolloServer(options: {
       // No HTTP caching of GraphQL answers here; the plugin would cost a hook per field.
       ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginDrainHttpServer({ httpServer: options.httpServer }),
-      playgroundLandingPage(options.playgroundHtml),
+      graphiqlLandingPage(options.ideHtml),
       operationLabelPlugin(GRAPHQL_PATH),
     ],
   });

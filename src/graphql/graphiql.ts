@@ -1,52 +1,43 @@
-import express, { type Router } from 'express';
+import type { ApolloServerPlugin } from '@apollo/server';
+import express, { type RequestHandler, type Router } from 'express';
+import { notFound } from '../http/http-errors';
 import { installedPackage, packageFiles } from '../http/package-assets';
+import { graphiqlStartScript } from './graphiql-start';
 
-/** Where GraphiQL is served: the IDE that runs subscriptions (graphql-transport-ws). */
-export const GRAPHIQL_PATH = '/graphiql';
+/** Where the IDE's scripts and styles are served, below the GraphQL endpoint it explores. */
+export const IDE_ASSETS_PATH = '/graphql/ide';
+
+/** Where GraphiQL lived before it moved to the endpoint itself: old bookmarks are redirected. */
+export const OLD_GRAPHIQL_PATH = '/graphiql';
 
 /**
  * The browser builds the page loads, in load order, from the installed packages (UMD builds: no
- * bundler, no CDN). GraphiQL 3 runs on React 18's globals; graphql-ws is the subscription client.
+ * bundler, no CDN). GraphiQL 3 runs on React 18's globals; graphql-ws is the subscription client;
+ * the Explorer plugin (3.2, the line for GraphiQL 3.9's @graphiql/react 0.29) reads React and
+ * GraphiQL's own globals.
  */
 const ASSETS = [
   { name: 'react', files: ['umd/react.production.min.js'] },
   { name: 'react-dom', files: ['umd/react-dom.production.min.js'] },
   { name: 'graphql-ws', files: ['umd/graphql-ws.min.js'] },
   { name: 'graphiql', files: ['graphiql.min.css', 'graphiql.min.js'] },
+  { name: '@graphiql/plugin-explorer', files: ['dist/style.css', 'dist/index.umd.js'] },
 ] as const;
 
-/** The starting headers: where the access token goes, for queries and subscriptions alike. */
-const DEFAULT_HEADERS = `{
-  "Authorization": "Bearer <access token>"
-}
-`;
-
-/** The starting document: how to sign in, and a query to run with the token. */
+/** The starting document: what the page does, and queries to run once signed in. */
 const defaultQuery = (
   endpoint: string,
 ): string => `# GraphiQL for the Meeting API. Queries and mutations go
 # over HTTP to ${endpoint}, subscriptions over a WebSocket on
 # ${endpoint} (protocol graphql-transport-ws).
 #
-# 1. Sign in: run Login below with your e-mail (or account)
-#    and password.
-# 2. Put tokens.accessToken in the Headers tab below:
-#    {"Authorization": "Bearer <access token>"}
-#    The same header signs the WebSocket in (connection_init),
-#    so subscriptions run with the same token.
-# 3. Run Me, or a subscription, e.g. your invitations:
-#    subscription {
-#      invitationReceived { id meeting { title } }
-#    }
-
-mutation Login {
-  login(input: { username: "you@example.com", password: "your password" }) {
-    tokens {
-      accessToken
-      expiresIn
-    }
-  }
-}
+# Sign in with the bar above (e-mail or account, and password):
+# every request then carries your access token, subscriptions
+# included. A token of your own in the Headers tab
+# ({"Authorization": "Bearer …"}) takes its place.
+#
+# Run Me, or subscribe to your invitations and keep this tab
+# open while someone invites you to a meeting.
 
 query Me {
   me {
@@ -55,91 +46,18 @@ query Me {
     account
   }
 }
-`;
 
-/**
- * Starts GraphiQL. A served file, not an inline script, so the CSP allows it as 'self'. One
- * graphql-ws client per Authorization value typed in the headers editor: the token is sent once,
- * in connection_init, so a changed token needs a new connection.
- */
-function startScript(endpoint: string): string {
-  const config = {
-    endpoint,
-    defaultQuery: defaultQuery(endpoint),
-    defaultHeaders: DEFAULT_HEADERS,
-  };
-  return `(function () {
-  'use strict';
-  var config = ${JSON.stringify(config)};
-  var httpUrl = new URL(config.endpoint, window.location.href);
-  var wsUrl = new URL(httpUrl.href);
-  wsUrl.protocol = httpUrl.protocol === 'https:' ? 'wss:' : 'ws:';
-  var current = null;
-
-  function authorizationOf(headers) {
-    var names = Object.keys(headers || {});
-    for (var i = 0; i < names.length; i += 1) {
-      if (names[i].toLowerCase() === 'authorization') {
-        return String(headers[names[i]]);
-      }
+subscription MyInvitations {
+  invitationReceived {
+    id
+    meeting {
+      title
     }
-    return null;
   }
-
-  // A socket that fails to open reports a bare Event, which the result pane would show as
-  // {"isTrusted": true}: say what failed instead.
-  function readableErrors(client) {
-    return {
-      subscribe: function (payload, sink) {
-        return client.subscribe(payload, {
-          next: sink.next,
-          complete: sink.complete,
-          error: function (error) {
-            var failed = error instanceof Event && !(error instanceof CloseEvent);
-            sink.error(failed ? new Error('Could not open the WebSocket to ' + wsUrl.href) : error);
-          },
-        });
-      },
-    };
-  }
-
-  function fetcherFor(authorization) {
-    if (current && current.authorization === authorization) {
-      return current.fetcher;
-    }
-    if (current) {
-      current.client.dispose();
-    }
-    var client = graphqlWs.createClient({
-      url: wsUrl.href,
-      lazy: true,
-      connectionParams: authorization === null ? {} : { Authorization: authorization },
-    });
-    current = {
-      authorization: authorization,
-      client: client,
-      fetcher: GraphiQL.createFetcher({ url: httpUrl.href, wsClient: readableErrors(client) }),
-    };
-    return current.fetcher;
-  }
-
-  function fetcher(params, options) {
-    return fetcherFor(authorizationOf(options && options.headers))(params, options);
-  }
-
-  ReactDOM.createRoot(document.getElementById('graphiql')).render(
-    React.createElement(GraphiQL, {
-      fetcher: fetcher,
-      defaultQuery: config.defaultQuery,
-      defaultHeaders: config.defaultHeaders,
-      defaultEditorToolsVisibility: 'headers',
-    }),
-  );
-})();
-`;
 }
+`;
 
-/** The page: every URL on this origin, under GRAPHIQL_PATH. */
+/** The page: the sign-in bar, then GraphiQL; every URL on this origin, no inline script. */
 function page(stylesheets: string[], scripts: string[]): string {
   const links = stylesheets.map((href) => `    <link rel="stylesheet" href="${href}" />`);
   const tags = scripts.map((src) => `    <script src="${src}"></script>`);
@@ -153,11 +71,30 @@ function page(stylesheets: string[], scripts: string[]): string {
     <link rel="icon" href="data:," />
 ${links.join('\n')}
     <style>
-      body { margin: 0; height: 100vh; }
-      #graphiql { height: 100vh; }
+      body { margin: 0; height: 100vh; display: flex; flex-direction: column; font-family: system-ui, sans-serif; }
+      #graphiql { flex: 1; min-height: 0; }
+      .ide-bar { display: flex; align-items: center; gap: 1rem; padding: 0.4rem 1rem; font-size: 0.9rem; border-bottom: 1px solid #ddd; }
+      .ide-bar form, .ide-bar #signed-in { display: flex; align-items: center; gap: 0.5rem; }
+      .ide-bar [hidden] { display: none; }
+      .ide-bar input { font: inherit; padding: 0.2rem 0.4rem; }
+      .ide-bar button { font: inherit; padding: 0.2rem 0.8rem; cursor: pointer; }
+      #sign-in-message { color: #a33; }
     </style>
   </head>
   <body>
+    <header class="ide-bar">
+      <a href="/">Meeting API</a>
+      <form id="sign-in" autocomplete="on">
+        <label>E-mail or account <input name="username" autocomplete="username" required /></label>
+        <label>Password <input name="password" type="password" autocomplete="current-password" required /></label>
+        <button type="submit">Sign in</button>
+      </form>
+      <div id="signed-in" hidden>
+        Signed in as <strong id="viewer"></strong>
+        <button type="button" id="sign-out">Sign out</button>
+      </div>
+      <span id="sign-in-message" role="status"></span>
+    </header>
     <div id="graphiql">Loading GraphiQL…</div>
 ${tags.join('\n')}
   </body>
@@ -165,12 +102,20 @@ ${tags.join('\n')}
 `;
 }
 
-/**
- * GraphiQL, mounted at GRAPHIQL_PATH: `GET /` the page, `GET /start.js` its start-up script, and
- * `GET /assets/<package>@<version>/<file>` the listed files of the installed packages (the version
- * in the URL, so a new install is never hidden behind a cached old file).
- */
-export function graphiqlRouter(endpoint: string): Router {
+/** GraphiQL for one endpoint: the page, and the router that serves what the page loads. */
+export interface GraphiqlIde {
+  /** The page, rendered once; browsers opening the endpoint get it (graphiqlLandingPage). */
+  html: string;
+  /**
+   * Mounted at IDE_ASSETS_PATH: `GET /start.js` the start-up script and
+   * `GET /assets/<package>@<version>/<file>` the listed files of the installed packages (the
+   * version in the URL, so a new install is never hidden behind a cached old file). Anything
+   * else below it is the contract's 404, not a GraphQL request.
+   */
+  router: Router;
+}
+
+export function graphiqlIde(endpoint: string): GraphiqlIde {
   const router = express.Router();
   const stylesheets: string[] = [];
   const scripts: string[] = [];
@@ -179,16 +124,33 @@ export function graphiqlRouter(endpoint: string): Router {
     const mount = `/assets/${pkg.name}@${pkg.version}`;
     router.use(mount, packageFiles(pkg, { only: new Set(files.map((file) => `/${file}`)) }));
     for (const file of files) {
-      (file.endsWith('.css') ? stylesheets : scripts).push(`${GRAPHIQL_PATH}${mount}/${file}`);
+      (file.endsWith('.css') ? stylesheets : scripts).push(`${IDE_ASSETS_PATH}${mount}/${file}`);
     }
   }
-  const start = startScript(endpoint);
-  const html = page(stylesheets, [...scripts, `${GRAPHIQL_PATH}/start.js`]);
+  const start = graphiqlStartScript({ endpoint, defaultQuery: defaultQuery(endpoint) });
   router.get('/start.js', (_req, res) => {
     res.type('text/javascript').send(start);
   });
-  router.get('/', (_req, res) => {
-    res.type('html').send(html);
-  });
-  return router;
+  router.use(notFound);
+  return { html: page(stylesheets, [...scripts, `${IDE_ASSETS_PATH}/start.js`]), router };
+}
+
+/** `GET /graphiql`: a permanent redirect to the IDE's new home, the endpoint itself. */
+export const toGraphiqlAtEndpoint =
+  (endpoint: string): RequestHandler =>
+  (_req, res) => {
+    res.redirect(301, endpoint);
+  };
+
+/** Apollo landing page plugin: browsers opening the endpoint get the IDE page given. */
+export function graphiqlLandingPage(html: string): ApolloServerPlugin {
+  return {
+    async serverWillStart() {
+      return {
+        async renderLandingPage() {
+          return { html };
+        },
+      };
+    },
+  };
 }

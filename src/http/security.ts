@@ -1,19 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import cors from 'cors';
 import type { Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 import { LRUCache } from 'lru-cache';
-
-/** CSP hashes of a page's inline scripts, so the page may run them and nothing else inline. */
-export function inlineScriptHashes(html: string): string[] {
-  return [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map(
-    (match) =>
-      `'sha256-${createHash('sha256')
-        .update(match[1] ?? '')
-        .digest('base64')}'`,
-  );
-}
 
 /** A Host header as browsers send it (name or IP literal, optional port): safe to echo in a policy. */
 const HOST = /^(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
@@ -58,20 +47,20 @@ function recordHeaderWrites(middleware: RequestHandler, req: Request): HeaderWri
 const HOSTS_REMEMBERED = 64;
 
 /**
- * Security headers: everything comes from this origin (WebSockets to the same host included);
- * the Playground's inline start-up script is allowed by hash; inline styles stay allowed because
- * the Playground and the docs set them.
+ * Security headers: everything comes from this origin (WebSockets to the same host included) and
+ * no inline script runs (the pages start from served files); inline styles stay allowed because
+ * GraphiQL and the docs set them.
  *
  * helmet's answer depends only on the Host header (the policy's WebSocket sources), so it is
  * recorded once per Host and replayed: helmet runs thirteen nested middlewares and builds the
  * policy text on every request (1-1.5% of the service's busy time in the bench's profiles).
  */
-export function securityHeaders(inlineScripts: string[]): RequestHandler {
+export function securityHeaders(): RequestHandler {
   const policy = helmet({
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
-        scriptSrc: ["'self'", ...inlineScripts],
+        scriptSrc: ["'self'"],
         styleSrc: ["'self'", "'unsafe-inline'"],
         imgSrc: ["'self'", 'data:'],
         fontSrc: ["'self'", 'data:'],

@@ -1,15 +1,14 @@
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { printSchema } from 'graphql';
 import { createSchema } from './build-schema';
+import { schemaSdl } from './sdl';
 
 export const SCHEMA_FILE = resolve(__dirname, '../../../schema/schema.graphql');
 
 /** Writes the SDL that the code builds to schema/schema.graphql. */
 async function main(): Promise<void> {
-  const sdl = printSchema(await createSchema());
-  writeFileSync(SCHEMA_FILE, `${sdl}\n`);
+  writeFileSync(SCHEMA_FILE, schemaSdl(await createSchema()));
   console.log(`wrote ${SCHEMA_FILE}`);
 }
 
