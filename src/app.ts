@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { AttemptLimiter } from './auth/attempt-limiter';
 import { loadSigningKey } from './auth/keys';
 import { PasswordHasher, type PasswordHashCost } from './auth/password';
-import { TokenService } from './auth/tokens';
+import { DEFAULT_ISSUER, TokenService } from './auth/tokens';
 import type { Config } from './config';
 import { type AppDependencies, createContext } from './context';
 import { guardDatabase } from './db/database-guard';
@@ -87,7 +87,8 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
   });
   const guard = guardDatabase(database.orm, config.requestTimeoutMs, logger);
   const key = await loadSigningKey(config.auth);
-  const issuer = config.auth.issuer ?? config.publicUrl ?? `http://localhost:${config.port}`;
+  // The same on every instance and port, so that instances sharing a key accept each other's tokens.
+  const issuer = config.auth.issuer ?? config.publicUrl ?? DEFAULT_ISSUER;
   const tokens = new TokenService(key, {
     issuer,
     audience: config.auth.audience,
@@ -152,7 +153,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
   );
   // Mounted at their own paths, so other requests do not walk their routes.
   app.use([HEALTH_PATH, `${REST_PREFIX}${HEALTH_PATH}`], health);
-  app.use(WELL_KNOWN_PATH, oauthMetadataRoutes(key, issuer));
+  app.use(WELL_KNOWN_PATH, oauthMetadataRoutes(key, issuer, config.publicUrl));
   app.get(HOME_PATH, homePage());
   // The IDE itself is Apollo's landing page at GRAPHQL_PATH; these come before Apollo's handler.
   const ide = graphiqlIde(GRAPHQL_PATH);
@@ -165,9 +166,13 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     url: database.url,
     logger,
     onNotice: (notice) => hub.deliver(notice),
+    onSessionsEnded: (userId) => hub.sessionsEnded(userId),
     onConnectionChange: (state) => {
       if (state === 'lost') {
         metrics?.live.listenerReconnects.inc();
+      } else {
+        // Sessions may have ended while the listener was away: every connection is checked.
+        hub.sessionsEnded(null);
       }
     },
   });

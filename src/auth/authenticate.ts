@@ -1,5 +1,5 @@
 import type { UserRecord, UserStore } from '../modules/user/user.store';
-import { InvalidTokenError, type TokenService } from './tokens';
+import { type AccessClaims, InvalidTokenError, type TokenService } from './tokens';
 import { isVisibleUser } from '../modules/user/user.rules';
 
 /** The outcome of reading a request's bearer token. */
@@ -27,18 +27,31 @@ export async function authenticate(
   if (!token) {
     return { user: null, failure: 'INVALID_TOKEN' };
   }
-  let subject;
+  let claims;
   try {
-    subject = await tokens.verifyAccessToken(token);
+    claims = await tokens.verifyAccessToken(token);
   } catch (error) {
     if (error instanceof InvalidTokenError) {
       return { user: null, failure: 'INVALID_TOKEN' };
     }
     throw error;
   }
-  const user = await users.bySubject(subject);
+  const user = await userOf(claims, users);
   if (!isVisibleUser(user)) {
     return { user: null, failure: 'INVALID_TOKEN' };
   }
   return { user, failure: null };
+}
+
+/**
+ * The user a verified token names, null when its session ended. Read from the database on every
+ * request (no cache), so a session ended on any instance is refused as soon as that commits.
+ */
+async function userOf(claims: AccessClaims, users: UserStore): Promise<UserRecord | null> {
+  const { subject, sessionId } = claims;
+  if (sessionId === null || !('userId' in subject)) {
+    return users.bySubject(subject);
+  }
+  const found = await users.inSession(subject.userId, sessionId);
+  return found && !found.sessionEnded ? found.user : null;
 }

@@ -17,6 +17,17 @@ const EXTERNAL_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384
 /** Who a verified access token names: a user id, or (external issuers only) an e-mail. */
 export type TokenSubject = { userId: string } | { email: string };
 
+/** What a verified access token says: whom it names, and the sign-in session it belongs to. */
+export interface AccessClaims {
+  subject: TokenSubject;
+  /**
+   * The session (`sid` claim: the family of the refresh tokens issued with it), which ends with
+   * logout, a password change, deactivation or reuse detection. Null for external issuers' tokens
+   * and for this service's tokens signed before they carried one (they live out their lifetime).
+   */
+  sessionId: string | null;
+}
+
 /** The grant's answer (RFC 6749 §5.1). */
 export interface IssuedTokens {
   accessToken: string;
@@ -37,6 +48,13 @@ export interface TokenSettings {
   refreshReuseInterval?: number;
   external: { issuer: string; jwksUrl: string; audience: string | null } | null;
 }
+
+/**
+ * The issuer when neither JWT_ISSUER nor PUBLIC_URL names one: a fixed name (RFC 7519 allows any
+ * StringOrURI), the same on every instance and port, so instances sharing a key accept each
+ * other's tokens.
+ */
+export const DEFAULT_ISSUER = 'urn:meeting-coordination';
 
 /** The default reuse interval (Okta's default grace period for rotated refresh tokens). */
 export const REFRESH_REUSE_INTERVAL = 30;
@@ -59,15 +77,27 @@ export interface RefreshClaims {
 
 export class InvalidTokenError extends Error {}
 
-/** A token already verified: whom it names, and until when (seconds since the epoch). */
+/** A token already verified: what it says, and until when (seconds since the epoch). */
 interface VerifiedToken {
-  subject: TokenSubject;
+  claims: AccessClaims;
   expiresAt: number;
 }
 
 const VERIFIED_TOKEN_CACHE_SIZE = 10_000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A claim that names a session or family (lower-cased); null when absent, refused when bad. */
+function uuidClaim(payload: JWTPayload, name: 'sid' | 'fam'): string | null {
+  const value = payload[name];
+  if (value === undefined) {
+    return null;
+  }
+  if (typeof value !== 'string' || !UUID.test(value)) {
+    throw new InvalidTokenError(`bad ${name} claim`);
+  }
+  return value.toLowerCase();
+}
 
 /** Issues this service's tokens and verifies its own and a trusted external issuer's. */
 export class TokenService {
@@ -91,7 +121,10 @@ export class TokenService {
     return this.settings.refreshReuseInterval ?? REFRESH_REUSE_INTERVAL;
   }
 
-  /** Signs a token pair; the refresh token belongs to `familyId` (see RefreshToken). */
+  /**
+   * Signs a token pair of the session `familyId`: the refresh token belongs to that family (see
+   * RefreshToken) and the access token names it as its `sid`.
+   */
   async issue(
     userId: string,
     familyId: string,
@@ -101,8 +134,10 @@ export class TokenService {
     // Whole seconds, as the JWT's exp, so the row expires with the token.
     const expiresAt = new Date((Math.floor(Date.now() / 1000) + ttl) * 1000);
     const [accessToken, refreshToken] = await Promise.all([
-      this.sign(userId, ACCESS_TYPE, this.settings.audience, this.settings.accessTokenTtl),
-      this.sign(userId, REFRESH_TYPE, this.settings.issuer, expiresAt, { jti, fam: familyId }),
+      this.sign(userId, ACCESS_TYPE, this.settings.audience, this.settings.accessTokenTtl, {
+        sid: familyId,
+      }),
+      this.sign(userId, REFRESH_TYPE, this.settings.issuer, expiresAt, { fam: familyId }, jti),
     ]);
     return {
       tokens: {
@@ -115,20 +150,20 @@ export class TokenService {
     };
   }
 
-  async verifyAccessToken(token: string): Promise<TokenSubject> {
+  async verifyAccessToken(token: string): Promise<AccessClaims> {
     const known = this.verified.get(token);
     if (known && known.expiresAt * 1000 > Date.now()) {
-      return known.subject;
+      return known.claims;
     }
-    const subject = await this.verifyUncached(token);
+    const claims = await this.verifyUncached(token);
     const { exp } = decodeJwt(token);
     if (typeof exp === 'number') {
-      this.verified.set(token, { subject, expiresAt: exp });
+      this.verified.set(token, { claims, expiresAt: exp });
     }
-    return subject;
+    return claims;
   }
 
-  private async verifyUncached(token: string): Promise<TokenSubject> {
+  private async verifyUncached(token: string): Promise<AccessClaims> {
     let claims: JWTPayload;
     try {
       claims = decodeJwt(token);
@@ -147,31 +182,29 @@ export class TokenService {
       }).catch((error: unknown) => {
         throw new InvalidTokenError(String(error));
       });
+      // An external issuer's sessions are its own: its tokens carry no session of ours.
       if (typeof payload.sub === 'string' && UUID.test(payload.sub)) {
-        return { userId: payload.sub.toLowerCase() };
+        return { subject: { userId: payload.sub.toLowerCase() }, sessionId: null };
       }
       if (typeof payload['email'] === 'string') {
-        return { email: payload['email'].trim().toLowerCase() };
+        return { subject: { email: payload['email'].trim().toLowerCase() }, sessionId: null };
       }
       throw new InvalidTokenError('token names no user');
     }
-    return { userId: (await this.verifyOwn(token, ACCESS_TYPE, this.settings.audience)).sub };
+    const payload = await this.verifyOwn(token, ACCESS_TYPE, this.settings.audience);
+    return { subject: { userId: payload.sub }, sessionId: uuidClaim(payload, 'sid') };
   }
 
   /** Checks a refresh token's signature, type, audience and expiry (not whether it is retired). */
   async verifyRefreshToken(token: string): Promise<RefreshClaims> {
     const payload = await this.verifyOwn(token, REFRESH_TYPE, this.settings.issuer);
-    const family = payload['fam'];
-    if (family !== undefined && (typeof family !== 'string' || !UUID.test(family))) {
-      throw new InvalidTokenError('bad family');
-    }
     if (!UUID.test(payload.jti)) {
       throw new InvalidTokenError('bad token id');
     }
     return {
       userId: payload.sub,
       jti: payload.jti.toLowerCase(),
-      familyId: family?.toLowerCase() ?? null,
+      familyId: uuidClaim(payload, 'fam'),
       expiresAt: new Date(payload.exp * 1000),
     };
   }
@@ -181,16 +214,17 @@ export class TokenService {
     typ: string,
     audience: string,
     expires: number | Date,
-    refresh?: { jti: string; fam: string },
+    claims: { sid: string } | { fam: string },
+    jti: string = randomUUID(),
   ): Promise<string> {
-    return new SignJWT(refresh ? { fam: refresh.fam } : {})
+    return new SignJWT(claims)
       .setProtectedHeader({ alg: this.key.alg, kid: this.key.kid, typ })
       .setIssuer(this.settings.issuer)
       .setSubject(userId)
       .setAudience(audience)
       .setIssuedAt()
       .setExpirationTime(typeof expires === 'number' ? `${expires}s` : expires)
-      .setJti(refresh?.jti ?? randomUUID())
+      .setJti(jti)
       .sign(this.key.privateKey);
   }
 

@@ -2,9 +2,16 @@ import { type ChangeNotice, topicsOf } from './meeting-event';
 
 type Listener = (notice: ChangeNotice) => void;
 
-/** This instance's subscribers, by topic: where a notice heard from the database is delivered. */
+/** Hears whose sign-in sessions ended: a user id, or null when it may be anyone's. */
+type SessionWatcher = (userId: string | null) => void;
+
+/**
+ * This instance's subscribers, by topic: where a notice heard from the database is delivered; and
+ * its open connections' watchers, told when sign-in sessions end.
+ */
 export class EventHub {
   private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly sessionWatchers = new Set<SessionWatcher>();
 
   /** Hears `topic`'s notices until the returned function is called. */
   on(topic: string, listener: Listener): () => void {
@@ -25,6 +32,22 @@ export class EventHub {
       for (const listener of this.listeners.get(topic) ?? []) {
         listener(notice);
       }
+    }
+  }
+
+  /** Hears that sessions ended until the returned function is called. */
+  onSessionsEnded(watcher: SessionWatcher): () => void {
+    this.sessionWatchers.add(watcher);
+    return () => this.sessionWatchers.delete(watcher);
+  }
+
+  /**
+   * Tells the watchers that sessions of `userId` ended; null when notices may have been missed
+   * (the listener was away), so that any open connection's session may have ended.
+   */
+  sessionsEnded(userId: string | null): void {
+    for (const watcher of this.sessionWatchers) {
+      watcher(userId);
     }
   }
 }

@@ -45,6 +45,12 @@ function authorizationOf(
 export function startLiveServer(options: LiveServerOptions): LiveServer {
   const operations = new LiveOperations(options);
   const sessions = new LiveSessions(options.deps, options.limits.socketsPerUser, options.metrics);
+  // A session ended on any instance closes its connections here at once, not at their next event.
+  const stopWatching = options.hub.onSessionsEnded((userId) => {
+    sessions.recheck(userId).catch((error: unknown) => {
+      options.logger.warn({ component: 'events', err: error }, 'open connections not re-checked');
+    });
+  });
   const wss = new WebSocketServer({
     server: options.httpServer,
     path: options.path,
@@ -89,6 +95,7 @@ export function startLiveServer(options: LiveServerOptions): LiveServer {
   return {
     sse: sseHandler(operations, sessions),
     async close() {
+      stopWatching();
       const closing = [...wss.clients].map(
         (socket) =>
           new Promise<void>((resolve) => {

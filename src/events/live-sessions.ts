@@ -1,6 +1,6 @@
 import { CloseCode } from 'graphql-ws';
 import { decodeJwt } from 'jose';
-import { authenticate, bearerToken } from '../auth/authenticate';
+import { type AuthState, authenticate, bearerToken } from '../auth/authenticate';
 import type { AppDependencies, RequestInfo } from '../context';
 import type { UserRecord } from '../modules/user/user.store';
 import type { LiveMetrics } from '../observability/metrics';
@@ -35,15 +35,20 @@ function msUntilExpiry(authorization: string | undefined): number | null {
   return typeof exp === 'number' ? exp * 1000 - Date.now() : null;
 }
 
+/** The close of a connection whose token no longer authenticates (graphql-ws's 4403). */
+const FORBIDDEN = { code: CloseCode.Forbidden, reason: 'Forbidden' } as const;
+
 /**
  * The authenticated connections of this instance. One is let in once (a WebSocket in
  * `connection_init`, an event stream by its request's header) with the same bearer tokens and
- * rules as HTTP; it is closed when its token expires, and a user may hold at most `perUser`
- * connections at a time.
+ * rules as HTTP; it is closed when its token expires or its sign-in session ends (see
+ * `recheck`), and a user may hold at most `perUser` connections at a time.
  */
 export class LiveSessions {
   private readonly byUser = new Map<string, number>();
   private readonly open = new Set<LiveSession>();
+  /** How many times sessions were reported ended: a connection let in meanwhile is checked again. */
+  private endings = 0;
 
   constructor(
     private readonly deps: AppDependencies,
@@ -57,11 +62,14 @@ export class LiveSessions {
     ip: string,
     endConnection: (code: number, reason: string) => void,
   ): Promise<LiveSession | Refusal> {
-    const users = createStores(this.deps.orm.em.fork()).users;
-    const auth = await authenticate(authorization, users, this.deps.tokens);
+    const endings = this.endings;
+    let auth = await this.authenticate(authorization);
+    // A session that ended while this one was being let in was not yet here to be closed.
+    if (auth.failure === null && this.endings !== endings) {
+      auth = await this.authenticate(authorization);
+    }
     if (auth.failure !== null) {
-      const error = new UnauthenticatedError(auth.failure);
-      return { code: CloseCode.Forbidden, reason: 'Forbidden', error };
+      return { ...FORBIDDEN, error: new UnauthenticatedError(auth.failure) };
     }
     const userId = auth.user.id;
     const held = this.byUser.get(userId) ?? 0;
@@ -113,6 +121,31 @@ export class LiveSessions {
     };
     this.open.add(session);
     return session;
+  }
+
+  /**
+   * Closes (4403) the open connections of `userId` (null: of anyone) whose token no longer
+   * authenticates: its sign-in session ended, or its user was deactivated. Called when an instance
+   * reports that sessions ended, so a connection does not wait for its next event to be closed.
+   */
+  async recheck(userId: string | null): Promise<void> {
+    this.endings += 1;
+    const sessions = [...this.open].filter(
+      (session) => userId === null || session.user.id === userId,
+    );
+    await Promise.all(
+      sessions.map(async (session) => {
+        const auth = await this.authenticate(session.request.authorization);
+        if (auth.failure !== null) {
+          session.close(FORBIDDEN.code, FORBIDDEN.reason);
+        }
+      }),
+    );
+  }
+
+  private authenticate(authorization: string | undefined): Promise<AuthState> {
+    const users = createStores(this.deps.orm.em.fork()).users;
+    return authenticate(authorization, users, this.deps.tokens);
   }
 
   /** Ends every open connection (shutdown) with `code`. */

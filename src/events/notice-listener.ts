@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { DependencyState } from '../observability/dependency-state';
 import { EVENTS_CHANNEL } from './event.store';
 import { type ChangeNotice, changeNotice } from './meeting-event';
+import { SESSION_ENDS_CHANNEL, sessionEndNotice } from './session-end';
 
 /** How the listener's own connection is named in pg_stat_activity. */
 export const LISTENER_APPLICATION_NAME = 'meetings-event-listener';
@@ -15,12 +16,15 @@ export interface NoticeListenerOptions {
   logger: Logger;
   /** Each valid notice heard on the channel. */
   onNotice: (notice: ChangeNotice) => void;
+  /** Each user whose sign-in sessions ended, heard on SESSION_ENDS_CHANNEL. */
+  onSessionsEnded?: (userId: string) => void;
   /** Each time the connection is lost, and each time it listens again. */
   onConnectionChange?: (state: 'lost' | 'listening') => void;
 }
 
 /**
- * The instance's ear on the database: one dedicated connection LISTENing on the events channel.
+ * The instance's ear on the database: one dedicated connection LISTENing on the events channel
+ * and on the channel of ended sessions.
  * When it drops (a database restart, a terminated backend) it connects again with backoff and
  * LISTENs again, for as long as the instance runs; notices committed while it was away are lost.
  */
@@ -72,6 +76,8 @@ export class NoticeListener {
     client.on('notification', (message) => {
       if (message.channel === EVENTS_CHANNEL && message.payload) {
         this.receive(message.payload);
+      } else if (message.channel === SESSION_ENDS_CHANNEL && message.payload) {
+        this.receiveSessionEnd(message.payload);
       }
     });
     client.on('error', onLost);
@@ -79,6 +85,7 @@ export class NoticeListener {
     try {
       await client.connect();
       await client.query(`listen ${EVENTS_CHANNEL}`);
+      await client.query(`listen ${SESSION_ENDS_CHANNEL}`);
     } catch (error) {
       lost = true;
       await client.end().catch(() => undefined);
@@ -120,18 +127,21 @@ export class NoticeListener {
   }
 
   private receive(payload: string): void {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(payload);
-    } catch {
-      parsed = null;
-    }
-    const notice = changeNotice.safeParse(parsed);
+    const notice = changeNotice.safeParse(parseJson(payload));
     if (!notice.success) {
       this.options.logger.warn({ component: 'events' }, 'ignored a malformed event notice');
       return;
     }
     this.options.onNotice(notice.data);
+  }
+
+  private receiveSessionEnd(payload: string): void {
+    const notice = sessionEndNotice.safeParse(parseJson(payload));
+    if (!notice.success) {
+      this.options.logger.warn({ component: 'events' }, 'ignored a malformed session notice');
+      return;
+    }
+    this.options.onSessionsEnded?.(notice.data.userId);
   }
 
   async close(): Promise<void> {
@@ -143,5 +153,14 @@ export class NoticeListener {
     const client = this.client;
     this.client = null;
     await client?.end().catch(() => undefined);
+  }
+}
+
+/** A payload's JSON value; null when it is not JSON. */
+function parseJson(payload: string): unknown {
+  try {
+    return JSON.parse(payload) as unknown;
+  } catch {
+    return null;
   }
 }

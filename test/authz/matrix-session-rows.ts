@@ -23,6 +23,15 @@ async function signInRefusal(t: TestApp, email: string, password: string): Promi
   return result.errors?.[0]?.extensions?.['reason'] ?? null;
 }
 
+/** The access token of a new sign-in with `password`. */
+async function accessTokenOf(t: TestApp, email: string, password: string): Promise<string> {
+  const result = await t.gql.data<{ login: { tokens: { accessToken: string } } }>(LOGIN, {
+    username: email,
+    password,
+  });
+  return result.login.tokens.accessToken;
+}
+
 /** The `fam` claim of a refresh token (the family logout revokes). */
 function familyOf(refreshToken: string): string {
   const payload = refreshToken.split('.')[1] ?? '';
@@ -85,6 +94,7 @@ export const sessionCapabilities: Capability[] = [
           }
           const { t } = scene.world;
           const changed = newPasswordOf(user.password, scene.n);
+          const calledWith = user.token;
           try {
             expect(root).toEqual({
               user: { id: user.id },
@@ -95,15 +105,25 @@ export const sessionCapabilities: Capability[] = [
               'INCORRECT_EMAIL_OR_PASSWORD',
             );
           } finally {
-            // The seeded password back, so later rows and suites can still sign the caller in.
-            await t.gql.data(
+            // The seeded password back, so later rows and suites can still sign the caller in:
+            // changed with the session the change answered (it ended every other one), and the
+            // session this answers is the one later rows call with.
+            const setBack = await t.gql.data<{
+              changePassword: { tokens: { accessToken: string } };
+            }>(
               CHANGE_PASSWORD,
               { input: { currentPassword: changed, newPassword: user.password } },
-              user.token,
+              await accessTokenOf(t, user.email, changed),
             );
+            user.token = setBack.changePassword.tokens.accessToken;
           }
           expect(await signInRefusal(t, user.email, user.password)).toBeNull();
-          // The access token the matrix calls with lives on (CONTRACT.md §7).
+          // The change ended the session the matrix called with, its access token too (CONTRACT.md
+          // §7); the session it answered goes on.
+          expect((await t.gql.error('{ me { id } }', {}, calledWith)).extensions).toEqual({
+            code: 'UNAUTHENTICATED',
+            reason: 'INVALID_TOKEN',
+          });
           expect(await t.gql.data('{ me { id } }', {}, user.token)).toEqual({
             me: { id: user.id },
           });

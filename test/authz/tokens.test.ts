@@ -146,6 +146,7 @@ describe('bearer tokens the service must refuse', () => {
     ['a token with no expiry', () => sign({ exp: undefined })],
     ['a token with no jti', () => sign({ jti: undefined })],
     ['a token with no subject', () => sign({ sub: undefined })],
+    ['a token naming a malformed session (sid)', () => sign({ sid: 'not-a-session' })],
     [
       'an unsigned token (alg none, crafted by hand)',
       () => handmade({ alg: 'none', typ: 'at+jwt', kid: own.kid }, claims()),

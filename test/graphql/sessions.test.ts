@@ -130,10 +130,17 @@ describe('refresh token rotation', () => {
       expect([second.status, third.status]).toEqual([200, 200]);
       await expectRefused(first.refreshToken);
       await expectRefused(third.pair?.refreshToken ?? '');
-      // Another sign-in of the same user is another family, and access tokens live on.
+      // Another sign-in of the same user is another family, and its access tokens live on; the
+      // revoked family's access tokens are refused with it.
       expect((await trade(other.refreshToken)).status).toBe(200);
-      const me = await t.gql.data<{ me: { id: string } }>(ME, {}, third.pair?.accessToken);
+      const me = await t.gql.data<{ me: { id: string } }>(ME, {}, other.accessToken);
       expect(me.me.id).toBe(user.id);
+      for (const token of [first.accessToken, third.pair?.accessToken]) {
+        expect((await t.gql.error(ME, {}, token)).extensions).toEqual({
+          code: 'UNAUTHENTICATED',
+          reason: 'INVALID_TOKEN',
+        });
+      }
     });
 
     it('of two concurrent uses of one token exactly one succeeds, and the family is revoked', async () => {
@@ -185,8 +192,14 @@ describe('logout', () => {
     await expectRefused(first.refreshToken);
     await expectRefused(second.pair?.refreshToken ?? '');
     expect((await trade(other.refreshToken)).status).toBe(200);
-    // The access token lives out its short lifetime.
-    expect((await t.gql.data<{ me: { id: string } }>(ME, {}, first.accessToken)).me.id).toBe(
+    // The ended session's access tokens are refused with it; the other session's live on.
+    for (const token of [first.accessToken, second.pair?.accessToken]) {
+      expect((await t.gql.error(ME, {}, token)).extensions).toEqual({
+        code: 'UNAUTHENTICATED',
+        reason: 'INVALID_TOKEN',
+      });
+    }
+    expect((await t.gql.data<{ me: { id: string } }>(ME, {}, other.accessToken)).me.id).toBe(
       user.id,
     );
   });

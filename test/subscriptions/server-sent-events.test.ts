@@ -1,81 +1,13 @@
 import { waitForSubscriptions } from '../helpers/live-client';
 import { RestClient } from '../helpers/rest-client';
 import type { SeededUser } from '../helpers/seed';
+import { EventStreamClient } from '../helpers/sse-client';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 /*
  * Subscriptions as Server-Sent Events (graphql-sse, distinct connections mode) on
  * /graphql/stream, for clients that cannot open WebSockets: the same events, rules and bounds.
  */
-
-interface StreamMessage {
-  event: string;
-  data: unknown;
-}
-
-/** A subscription request held open, its messages parsed as they arrive. */
-class EventStreamClient {
-  readonly messages: StreamMessage[] = [];
-  private readonly abort = new AbortController();
-  status = 0;
-  body: unknown = null;
-
-  async open(
-    url: string,
-    token: string | undefined,
-    query: string,
-    variables: Record<string, unknown> = {},
-  ): Promise<this> {
-    const response = await fetch(`${url}/graphql/stream`, {
-      method: 'POST',
-      headers: {
-        accept: 'text/event-stream',
-        'content-type': 'application/json',
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-      },
-      body: JSON.stringify({ query, variables }),
-      signal: this.abort.signal,
-    });
-    this.status = response.status;
-    if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
-      this.body = await response.json();
-      return this;
-    }
-    void this.read(response).catch(() => undefined);
-    return this;
-  }
-
-  private async read(response: Response): Promise<void> {
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(chunk, { stream: true });
-      let end = buffer.indexOf('\n\n');
-      while (end >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const event = /^event: (.*)$/m.exec(block)?.[1];
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (event) {
-          this.messages.push({ event, data: data ? JSON.parse(data) : null });
-        }
-        end = buffer.indexOf('\n\n');
-      }
-    }
-  }
-
-  async received(count: number, ms = 2_000): Promise<StreamMessage[]> {
-    const deadline = Date.now() + ms;
-    while (this.messages.length < count && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    return this.messages;
-  }
-
-  close(): void {
-    this.abort.abort();
-  }
-}
 
 describe('subscriptions as Server-Sent Events', () => {
   let t: TestApp;

@@ -2,10 +2,12 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122015109 } from './Migration20261122015109';
 import { Migration20261122060000 } from './Migration20261122060000';
 import { Migration20261122231750 } from './Migration20261122231750';
+import { Migration20261126144400 } from './Migration20261126144400';
 
 /** Every migration, oldest first; listed here so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122015109', class: Migration20261122015109 },
   { name: 'Migration20261122060000', class: Migration20261122060000 },
   { name: 'Migration20261122231750', class: Migration20261122231750 },
+  { name: 'Migration20261126144400', class: Migration20261126144400 },
 ];

@@ -44,8 +44,8 @@ export class AuthResolver {
 
   @Mutation(() => LogoutPayload, {
     description:
-      'Ends the session a refresh token belongs to (the token is the credential). Access tokens ' +
-      'already issued stay valid until they expire.',
+      'Ends the session a refresh token belongs to (the token is the credential): its refresh ' +
+      'tokens, its access tokens and its open subscriptions, on every instance.',
   })
   async logout(
     @Arg('input', { description: 'The refresh token of the session to end.' }) input: LogoutInput,
@@ -58,7 +58,7 @@ export class AuthResolver {
   @Mutation(() => ChangePasswordPayload, {
     description:
       "Changes the caller's password, given the current one; ends every session of the caller " +
-      'and starts a new one.',
+      '(their refresh and access tokens, their open subscriptions) and starts a new one.',
   })
   changePassword(
     @Arg('input', { description: 'The current and the new password.' })

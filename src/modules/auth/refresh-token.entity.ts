@@ -11,6 +11,14 @@ import { User } from '../user/user.entity';
 @Index({ name: 'refresh_tokens_family_idx', properties: ['familyId'] })
 @Index({ name: 'refresh_tokens_user_idx', properties: ['userId'] })
 @Index({ name: 'refresh_tokens_expires_idx', properties: ['expiresAt'] })
+// Every authenticated request asks whether its session's family was revoked: a probe of the
+// revoked rows only, however many rotations a live family has recorded.
+@Index({
+  name: 'refresh_tokens_revoked_family_idx',
+  expression:
+    'create index "refresh_tokens_revoked_family_idx" on "refresh_tokens" ("family_id") ' +
+    'where "revoked_at" is not null',
+})
 export class RefreshToken {
   [OptionalProps]?: 'issuedAt' | 'usedAt' | 'replacedBy' | 'revokedAt';
 
@@ -40,7 +48,10 @@ export class RefreshToken {
   @Property({ type: 'uuid', nullable: true })
   replacedBy: string | null = null;
 
-  /** When the family was revoked (reuse, logout, password change). */
+  /**
+   * When the family was revoked (reuse, logout, password change, deactivation): its session has
+   * ended, and the access tokens that name it (`sid`) are refused.
+   */
   @Property({ type: 'datetime', nullable: true })
   revokedAt: Date | null = null;
 }

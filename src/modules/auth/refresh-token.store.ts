@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { IssuedRefresh, RefreshClaims } from '../../auth/tokens';
 import { executeRows, type Row } from '../../db/rows';
+import { SESSION_ENDS_CHANNEL } from '../../events/session-end';
 
 /** A refresh token's state, as a failed rotation needs it to decide what happened. */
 export interface RefreshTokenState {
@@ -39,13 +40,23 @@ const INSERT =
 const STATE =
   `select "family_id", "used_at" is not null as "used", "revoked_at" is not null as "revoked" ` +
   `from ${T} where "id" = ?`;
-const REVOKE_FAMILY_OF =
-  `update ${T} set "revoked_at" = now() where "family_id" = ` +
-  `(select "family_id" from ${T} where "id" = ?) and "revoked_at" is null returning "id"`;
-const REVOKE_USER = `update ${T} set "revoked_at" = now() where "user_id" = ? and "revoked_at" is null returning "id"`;
+/**
+ * Revokes the live tokens `where` selects and, when there were any, tells every instance whose
+ * sessions ended (one notice per user), in one statement: the notice is heard once it commits.
+ */
+const revoke = (where: string) =>
+  `with revoked as (update ${T} set "revoked_at" = now() where ${where} and "revoked_at" is null ` +
+  `returning "user_id"), ended as (select "user_id", count(*)::int as "n" from revoked ` +
+  `group by "user_id") select "n", pg_notify('${SESSION_ENDS_CHANNEL}', ` +
+  `json_build_object('userId', "user_id")::text)::text as "notified" from ended`;
+const REVOKE_FAMILY_OF = revoke(`"family_id" = (select "family_id" from ${T} where "id" = ?)`);
+const REVOKE_USER = revoke(`"user_id" = ?`);
 const PRUNE =
   `delete from ${T} where "id" in (select "id" from ${T} where "expires_at" < now() ` +
   `order by "expires_at" limit ?) returning "id"`;
+
+const countRevoked = (rows: readonly Row[]): number =>
+  rows.reduce((sum, row) => sum + Number(row['n']), 0);
 
 /** Every read and write of refresh tokens (the `refresh_tokens` table). */
 export class RefreshTokenStore {
@@ -92,14 +103,17 @@ export class RefreshTokenStore {
       : null;
   }
 
-  /** Revokes every live token of the family `jti` belongs to; how many were live. */
+  /**
+   * Revokes every live token of the family `jti` belongs to, which ends that session's access
+   * tokens and connections too; how many were live.
+   */
   async revokeFamilyOf(jti: string): Promise<number> {
-    return (await this.run(REVOKE_FAMILY_OF, [jti])).length;
+    return countRevoked(await this.run(REVOKE_FAMILY_OF, [jti]));
   }
 
-  /** Revokes every live token of a user; how many were live. */
+  /** Revokes every live token of a user, ending all their sessions; how many were live. */
   async revokeUser(userId: string): Promise<number> {
-    return (await this.run(REVOKE_USER, [userId])).length;
+    return countRevoked(await this.run(REVOKE_USER, [userId]));
   }
 
   /** Deletes up to `limit` expired tokens (their JWTs are refused by their `exp` anyway). */
