@@ -1,4 +1,6 @@
 import type { RouteSpec } from './route';
+import { validationExample } from './openapi-examples';
+import type { ClientInput } from './openapi-inputs';
 import type { JsonObject } from './openapi-schemas';
 
 type CodedStatus = 401 | 403 | 404 | 409;
@@ -70,12 +72,6 @@ export const sharedResponses: Record<string, JsonObject> = {
   UnsupportedMediaType: coded('The body has a media type this route does not read', [
     'UNSUPPORTED_MEDIA_TYPE',
   ]),
-  ValidationFailed: {
-    description: 'Invalid input: one `VALIDATION_<FIELD>_<REASON>` per bad field.',
-    content: json(schemaRef('ValidationErrors'), {
-      example: { value: { errors: { q: 'VALIDATION_Q_TOO_SHORT' } } },
-    }),
-  },
   TooManyRequests: coded('Too many attempts', ['TOO_MANY_REQUESTS'], { ...retryAfter }),
   InternalError: coded('An unexpected failure', ['INTERNAL_ERROR']),
   ServiceUnavailable: coded(
@@ -106,14 +102,23 @@ function oauthFailure(
   };
 }
 
+/** Invalid input, with an example naming fields of the route's own `inputs`. */
+const validationFailed = (inputs: readonly ClientInput[]): JsonObject => ({
+  description: 'Invalid input: one `VALIDATION_<FIELD>_<REASON>` per bad field.',
+  content: json(schemaRef('ValidationErrors'), {
+    example: { value: validationExample(inputs) },
+  }),
+});
+
 /**
  * The responses of a route: its success (from the table) and every failure it can answer with,
- * in the contract's shapes (RFC 6749 §5.2 for the token endpoint).
+ * in the contract's shapes (RFC 6749 §5.2 for the token endpoint). `inputs` are the route's
+ * client inputs (path, query and body), which a 422 names.
  */
 export function responsesOf(
   route: RouteSpec,
   operationName: string | null,
-  hasInputs: boolean,
+  inputs: readonly ClientInput[],
 ): Record<string, JsonObject> {
   const success: JsonObject = {
     description: route.response.description,
@@ -161,8 +166,8 @@ export function responsesOf(
     responses['413'] = responseRef('PayloadTooLarge');
     responses['415'] = responseRef('UnsupportedMediaType');
   }
-  if (hasInputs) {
-    responses['422'] = responseRef('ValidationFailed');
+  if (inputs.length > 0) {
+    responses['422'] = validationFailed(inputs);
   }
   responses['429'] = responseRef('TooManyRequests');
   responses['500'] = responseRef('InternalError');

@@ -188,10 +188,15 @@ function inputsOf(builder: Builder, route: RouteSpec, operationId: string) {
         required: !choice.legacy,
         schema: { type: 'string', enum: [choice.value] },
       };
-      return objectSchema([field, ...inputs], { title: choice.title });
+      return { schema: objectSchema([field, ...inputs], { title: choice.title }), inputs };
     });
-    builder.bodies[`${operationId}Body`] = { oneOf: variants };
-    return { path: [], query: [], body: true };
+    builder.bodies[`${operationId}Body`] = { oneOf: variants.map((variant) => variant.schema) };
+    return {
+      path: [],
+      query: [],
+      body: true,
+      fields: variants.flatMap((variant) => variant.inputs),
+    };
   }
   const operation = operationNamed(builder, route.operation);
   const inputs = operationInputs(builder.schema, operation, {
@@ -209,13 +214,13 @@ function inputsOf(builder: Builder, route: RouteSpec, operationId: string) {
   );
   const rest = inputs.filter((input) => !params.includes(input.name));
   if (route.body === 'none') {
-    return { path, query: rest, body: false };
+    return { path, query: rest, body: false, fields: [...path, ...rest] };
   }
   if (rest.length === 0) {
-    return { path, query: [], body: false };
+    return { path, query: [], body: false, fields: path };
   }
   builder.bodies[`${operationId}Body`] = objectSchema(rest);
-  return { path, query: [], body: true };
+  return { path, query: [], body: true, fields: [...path, ...rest] };
 }
 
 const bodyMediaTypes = {
@@ -301,7 +306,7 @@ export function buildOpenApiDocument(
             },
           }
         : {}),
-      responses: responsesOf(route, name, parameters.length > 0 || inputs.body),
+      responses: responsesOf(route, name, inputs.fields),
     };
     (paths[openApiPath(route.path)] ??= {})[route.method] = operation;
   });
