@@ -1,5 +1,7 @@
 import { decodeJwt } from 'jose';
+import { Client } from 'pg';
 import { DEFAULT_ISSUER } from '../../src/auth/tokens';
+import { LISTENER_APPLICATION_NAME } from '../../src/events/notice-listener';
 import {
   type Closed,
   type LiveClient,
@@ -246,5 +248,32 @@ describe('sessions that end, on every instance', () => {
     });
     expect(refreshed.status).toBe(400);
     await expectAccepted((await login(b, user)).accessToken, user);
+  });
+
+  it('checks every open connection again when the listener is back, as notices sent while it was away are lost', async () => {
+    const user = await a.seed.user();
+    const pair = await login(a, user);
+    const socket = connect(b.url, pair.accessToken);
+    expect(await socket.acknowledged).toBe(true);
+    socket.subscribe(INVITATIONS);
+    await waitForSubscriptions(b.instance, 1);
+    const admin = new Client({ connectionString: a.instance.database.url });
+    await admin.connect();
+    try {
+      // Revoked by a statement that sends no notice: what a listener away at the time misses.
+      await admin.query('update "refresh_tokens" set "revoked_at" = now() where "family_id" = $1', [
+        decodeJwt(pair.accessToken)['sid'],
+      ]);
+      expect(await within(socket.closed, 500)).toBe('timed out');
+      await admin.query(
+        'select pg_terminate_backend(pid) from pg_stat_activity ' +
+          'where application_name = $1 and datname = current_database()',
+        [LISTENER_APPLICATION_NAME],
+      );
+    } finally {
+      await admin.end();
+    }
+    // The listener reconnects within its first backoff (100 ms), then checks.
+    expect(await within(socket.closed, 5_000)).toEqual({ code: 4403, reason: 'Forbidden' });
   });
 });
