@@ -70,6 +70,9 @@ export function signAccessToken(
     iat: now,
     exp: now + ttlSeconds,
     jti: randomUUID(),
+    // A session, as the service's tokens name one, so requests pay for its check (src/auth/
+    // authenticate.ts); no refresh token records it, so it is never revoked.
+    sid: randomUUID(),
   });
   const input = `${header}.${payload}`;
   const signature = sign(null, Buffer.from(input), keys.privateKey).toString('base64url');
