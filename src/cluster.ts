@@ -1,4 +1,4 @@
-import './supported-node';
+import './runtime-start';
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig } from './config';

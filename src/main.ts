@@ -1,5 +1,6 @@
-// Before anything else: a Node outside engines.node stops here with one line.
-import './supported-node';
+// Before anything else: the runtime check (a Node outside engines.node stops here) and the
+// compile cache.
+import './runtime-start';
 // Then tracing (when configured) must patch modules before anything else loads them.
 import { stopTracing } from './observability/tracing-preload';
 import { createApp } from './app';

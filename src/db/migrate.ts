@@ -1,4 +1,4 @@
-import '../supported-node';
+import '../runtime-start';
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from '../config';
 import { openDatabase } from './orm';

@@ -1,4 +1,4 @@
-import '../../supported-node';
+import '../../runtime-start';
 import 'reflect-metadata';
 import { ConfigError } from '../../config';
 import { parseSeedArgs, SeedUsageError, USAGE } from './options';
