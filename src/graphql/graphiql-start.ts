@@ -45,6 +45,12 @@ export function graphiqlStartScript(config: GraphiqlStartConfig): string {
     } else {
       window.sessionStorage.removeItem(SESSION_KEY);
     }
+    // The socket signed in with the old session's token closes, its subscriptions with it: after
+    // signing out, nothing keeps arriving for the user who left.
+    if (current && current.fromSession) {
+      current.client.dispose();
+      current = null;
+    }
     showSession();
   }
 
@@ -156,7 +162,7 @@ export function graphiqlStartScript(config: GraphiqlStartConfig): string {
     };
   }
 
-  function fetcherFor(authorization) {
+  function fetcherFor(authorization, fromSession) {
     if (current && current.authorization === authorization) {
       return current.fetcher;
     }
@@ -170,6 +176,7 @@ export function graphiqlStartScript(config: GraphiqlStartConfig): string {
     });
     current = {
       authorization: authorization,
+      fromSession: fromSession,
       client: client,
       fetcher: GraphiQL.createFetcher({ url: httpUrl.href, wsClient: readableErrors(client) }),
     };
@@ -180,11 +187,12 @@ export function graphiqlStartScript(config: GraphiqlStartConfig): string {
   function fetcher(params, options) {
     var headers = Object.assign({}, options && options.headers);
     var session = readSession();
-    if (authorizationOf(headers) === null && session) {
+    var fromSession = authorizationOf(headers) === null && session !== null;
+    if (fromSession) {
       headers.Authorization = 'Bearer ' + session.accessToken;
     }
     var sent = Object.assign({}, options, { headers: headers });
-    return fetcherFor(authorizationOf(headers))(params, sent);
+    return fetcherFor(authorizationOf(headers), fromSession)(params, sent);
   }
 
   var plugins = [];

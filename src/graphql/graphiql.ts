@@ -75,7 +75,7 @@ ${links.join('\n')}
       #graphiql { flex: 1; min-height: 0; }
       .ide-bar { display: flex; align-items: center; gap: 1rem; padding: 0.4rem 1rem; font-size: 0.9rem; border-bottom: 1px solid #ddd; }
       .ide-bar form, .ide-bar #signed-in { display: flex; align-items: center; gap: 0.5rem; }
-      .ide-bar [hidden] { display: none; }
+      .ide-bar [hidden] { display: none !important; }
       .ide-bar input { font: inherit; padding: 0.2rem 0.4rem; }
       .ide-bar button { font: inherit; padding: 0.2rem 0.8rem; cursor: pointer; }
       #sign-in-message { color: #a33; }
