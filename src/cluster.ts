@@ -1,13 +1,36 @@
 import './runtime-start';
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { ConfigError, loadConfig } from './config';
+import { exitOnHelp, exitOnStartFailure, usage } from './command-line';
+import { type Config, ConfigError, loadConfig } from './config';
+import type { EmbeddedServer } from './db/embedded/embedded-server';
 import { EMBEDDED_FAILED_EXIT_CODE, reportEmbeddedHealth } from './db/embedded/health-report';
 import { databaseServer, openDatabase } from './db/orm';
+import { assertPortFree } from './http/port-check';
 import { createLogger } from './logger';
 import { clusterMetricsHandler } from './observability/cluster-metrics';
 import { CLUSTER_METRICS_PORT } from './observability/metrics';
 import { listenForMetrics } from './observability/metrics-server';
+
+/**
+ * The port first (found busy in a moment), then the database, migrated once for every worker. On
+ * the embedded database, this process runs the server for as long as the workers run.
+ */
+async function startDatabase(
+  config: Config,
+  log: (message: string) => void,
+): Promise<{ url: string; server: EmbeddedServer | null }> {
+  await assertPortFree(config.port, config.host);
+  const started = await databaseServer(config.database, { log });
+  if (config.migrateOnStart) {
+    const database = await openDatabase(
+      { kind: 'postgres', url: started.url, poolSize: 1 },
+      { migrate: true, log },
+    );
+    await database.close();
+  }
+  return started;
+}
 
 /**
  * Production start mode using every core: the primary applies migrations once, then forks one
@@ -15,19 +38,21 @@ import { listenForMetrics } from './observability/metrics-server';
  * DATABASE_URL the primary runs the embedded database's server and the workers connect to it.
  */
 async function primary(): Promise<void> {
+  exitOnHelp(
+    process.argv.slice(2),
+    usage(
+      'npm run start:cluster [-- --help]   (or: node dist/src/cluster.js)',
+      'Starts one worker per core (CLUSTER_WORKERS) serving the service on the shared HOST:PORT;\n' +
+        'the primary migrates the database once and, without DATABASE_URL, runs the embedded one.',
+    ),
+  );
   const config = loadConfig();
   const logger = createLogger(config);
   const workers = config.clusterWorkers || availableParallelism();
   const log = (message: string) => logger.info({ component: 'orm' }, message);
-  // On the embedded database, this process runs the server for as long as the workers run.
-  const { url: databaseUrl, server: embedded } = await databaseServer(config.database, { log });
-  if (config.migrateOnStart) {
-    const database = await openDatabase(
-      { kind: 'postgres', url: databaseUrl, poolSize: 1 },
-      { migrate: true, log },
-    );
-    await database.close();
-  }
+  const { url: databaseUrl, server: embedded } = await startDatabase(config, log).catch(
+    (error: unknown) => exitOnStartFailure(logger, error),
+  );
   let stopping = false;
   let exitCode = 0;
   const exit = (code: number) => {

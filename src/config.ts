@@ -117,6 +117,9 @@ const schema = z
 
 export type Env = z.infer<typeof schema>;
 
+/** The environment variables the service reads (the README's configuration tables explain each). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
+
 /**
  * Where the data lives: a PostgreSQL server, or the embedded PostgreSQL server this service runs
  * on a data directory of its own.

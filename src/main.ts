@@ -3,7 +3,10 @@
 import './runtime-start';
 // Then tracing (when configured) must patch modules before anything else loads them.
 import { stopTracing } from './observability/tracing-preload';
-import { createApp } from './app';
+import cluster from 'node:cluster';
+import { type AppInstance, createApp } from './app';
+import { exitOnHelp, exitOnStartFailure, usage } from './command-line';
+import { assertPortFree } from './http/port-check';
 import { ConfigError, loadConfig } from './config';
 import { EMBEDDED_FAILED_EXIT_CODE, reportEmbeddedHealth } from './db/embedded/health-report';
 import { createLogger } from './logger';
@@ -12,8 +15,15 @@ import { publicAddresses } from './http/home';
 /** How long liveness answers 503 before the process exits when the embedded database is lost. */
 const EMBEDDED_FAILED_EXIT_DELAY_MS = 1_000;
 
+const USAGE = usage(
+  'npm start [-- --help]   (or: node dist/src/main.js)',
+  'Starts the service: the database (DATABASE_URL, or the embedded one in DATA_DIR) migrated,\n' +
+    'then GraphQL, REST and the browser pages on HOST:PORT. SIGTERM or SIGINT stops it gracefully.',
+);
+
 /** Starts the service and shuts it down gracefully on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
+  exitOnHelp(process.argv.slice(2), USAGE);
   let config;
   try {
     config = loadConfig();
@@ -25,8 +35,19 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config);
-  const instance = await createApp({ config, logger, migrate: config.migrateOnStart });
-  const url = await instance.listen();
+  let instance: AppInstance;
+  let url: string;
+  try {
+    // First the port (a cluster worker shares its primary's, checked there): its failure is found
+    // in a moment, before the database is started and migrated.
+    if (cluster.isPrimary) {
+      await assertPortFree(config.port, config.host);
+    }
+    instance = await createApp({ config, logger, migrate: config.migrateOnStart });
+    url = await instance.listen();
+  } catch (error) {
+    exitOnStartFailure(logger, error);
+  }
   logger.info(
     {
       url,

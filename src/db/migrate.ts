@@ -1,10 +1,20 @@
 import '../runtime-start';
 import 'reflect-metadata';
+import { exitOnHelp, usage } from '../command-line';
 import { ConfigError, loadConfig } from '../config';
+import { StartupError } from '../shared/startup-error';
 import { openDatabase } from './orm';
 
 /** Applies pending migrations to the configured database and exits. */
 async function main(): Promise<void> {
+  exitOnHelp(
+    process.argv.slice(2),
+    usage(
+      'npm run migrate [-- --help]',
+      'Applies the pending migrations to the database (DATABASE_URL, or the embedded one in\n' +
+        "DATA_DIR: a running service's server is joined) and exits. --help opens nothing.",
+    ),
+  );
   const config = loadConfig();
   // On the embedded database, a running service's server is joined, not refused.
   const database = await openDatabase(config.database, { migrate: false, attach: true });
@@ -19,6 +29,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : error);
-  process.exit(1);
+  const known = error instanceof ConfigError || error instanceof StartupError;
+  console.error(known ? error.message : error);
+  process.exit(error instanceof StartupError ? error.exitCode : 1);
 });

@@ -9,6 +9,7 @@ import { entities } from './entities';
 import { migrationsList } from './migrations';
 import { type EmbeddedServer, openEmbeddedServer } from './embedded/embedded-server';
 import type { QueryCounter } from './query-stats';
+import { checkPostgres } from './preflight';
 
 export interface OpenOptions {
   /** Apply pending migrations (default true). */
@@ -133,6 +134,7 @@ export async function databaseServer(
   options: OpenOptions,
 ): Promise<{ url: string; server: EmbeddedServer | null }> {
   if (config.kind === 'postgres') {
+    await checkPostgres(config.url, 'DATABASE_URL', options.log ?? console.log);
     return { url: config.url, server: null };
   }
   const server = await openEmbeddedServer(config.dataDir, {

@@ -10,8 +10,8 @@ declare const __TEST_DATABASE_URL__: string | undefined;
 /** Which database this jest project runs on. */
 export const testDatabaseKind: 'embedded' | 'postgres' = __TEST_DATABASE__;
 
-/** The server this project's databases are created on. */
-function adminUrl(): string {
+/** The server this project's databases are created on (its URL names its default database). */
+export function adminUrl(): string {
   if (testDatabaseKind === 'embedded') {
     // Started once for the project by test/helpers/embedded-server.setup.ts.
     return process.env[EMBEDDED_URL_VARIABLE] as string;

@@ -1,6 +1,7 @@
 import '../../runtime-start';
 import 'reflect-metadata';
 import { ConfigError } from '../../config';
+import { StartupError } from '../../shared/startup-error';
 import { parseSeedArgs, SeedUsageError, USAGE } from './options';
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -29,8 +30,8 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     process.stderr.write(
-      `seed failed: ${error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      `seed failed: ${error instanceof ConfigError || error instanceof StartupError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
     );
-    process.exitCode = 1;
+    process.exitCode = error instanceof StartupError ? error.exitCode : 1;
   },
 );
