@@ -90,8 +90,18 @@ function spreadsOf(node: OperationDefinitionNode | FragmentDefinitionNode): stri
   return names;
 }
 
-/** Loads every operation of rest/operations/*.graphql; fails start-up on any invalid one. */
-export function loadOperations(schema: GraphQLSchema): ReadonlyMap<string, PreparedOperation> {
+/** One named operation of rest/operations/*.graphql, with the fragments it uses (recursively). */
+export interface OperationDocument {
+  name: string;
+  document: DocumentNode;
+  definition: OperationDefinitionNode;
+}
+
+/**
+ * Every operation of rest/operations/*.graphql as a document of its own, read and parsed (not
+ * validated): what the REST routes run, and the first of the trusted documents.
+ */
+export function operationDocuments(): OperationDocument[] {
   const definitions = readdirSync(OPERATIONS_DIR)
     .filter((file) => file.endsWith('.graphql'))
     .sort()
@@ -102,8 +112,7 @@ export function loadOperations(schema: GraphQLSchema): ReadonlyMap<string, Prepa
       fragments.set(definition.name.value, definition);
     }
   }
-  const serializers = wireEnumSerializers(schema);
-  const operations = new Map<string, PreparedOperation>();
+  const operations: OperationDocument[] = [];
   for (const definition of definitions) {
     if (definition.kind !== Kind.OPERATION_DEFINITION || !definition.name) {
       continue;
@@ -122,21 +131,31 @@ export function loadOperations(schema: GraphQLSchema): ReadonlyMap<string, Prepa
         pending.push(...spreadsOf(fragment));
       }
     }
-    const document: DocumentNode = {
-      kind: Kind.DOCUMENT,
-      definitions: [definition, ...used.values()],
-    };
+    operations.push({
+      name: definition.name.value,
+      document: { kind: Kind.DOCUMENT, definitions: [definition, ...used.values()] },
+      definition,
+    });
+  }
+  return operations;
+}
+
+/** Loads every operation of rest/operations/*.graphql; fails start-up on any invalid one. */
+export function loadOperations(schema: GraphQLSchema): ReadonlyMap<string, PreparedOperation> {
+  const serializers = wireEnumSerializers(schema);
+  const operations = new Map<string, PreparedOperation>();
+  for (const { name, document, definition } of operationDocuments()) {
     const errors = validate(schema, document);
     if (errors.length > 0) {
       throw new Error(
-        `REST operation ${definition.name.value} is invalid: ${errors.map((e) => e.message).join('; ')}`,
+        `REST operation ${name} is invalid: ${errors.map((e) => e.message).join('; ')}`,
       );
     }
-    operations.set(definition.name.value, {
-      name: definition.name.value,
+    operations.set(name, {
+      name,
       document,
       definition,
-      run: compile(schema, document, definition.name.value, serializers),
+      run: compile(schema, document, name, serializers),
       bodyPath: bodyFields(schema, definition).map(({ node }) =>
         toSnake(node.alias?.value ?? node.name.value),
       ),

@@ -30,6 +30,8 @@ import {
   toGraphiqlAtEndpoint,
 } from './graphql/graphiql';
 import { SDL_PATH, sdlDownload } from './graphql/sdl-download';
+import { loadTrustedDocuments } from './graphql/trusted-documents';
+import { trustedDocumentsGuard } from './graphql/trusted-documents-http';
 import { HEALTH_PATH, healthRoutes } from './http/health.routes';
 import { errorHandler, notFound } from './http/http-errors';
 import { oauthMetadataRoutes, WELL_KNOWN_PATH } from './http/oauth-metadata.routes';
@@ -42,6 +44,7 @@ import { scrub } from './observability/log-safety';
 import { requestTracking, withoutDeadline } from './observability/request-tracking';
 import { createSchema } from './schema/build-schema';
 import { docsRouter } from '../rest/docs';
+import { operationDocuments } from '../rest/operations';
 import { REST_PREFIX, restRouter } from '../rest/router';
 
 export interface CreateAppOptions {
@@ -161,6 +164,12 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
   app.get(OLD_GRAPHIQL_PATH, toGraphiqlAtEndpoint(GRAPHQL_PATH));
   app.get(SDL_PATH, sdlDownload(schema));
 
+  // The REST routes' own operations are trusted: one list for /graphql and its subscriptions.
+  const trusted = loadTrustedDocuments({
+    config: config.trustedDocuments,
+    builtIn: operationDocuments().map((operation) => operation.document),
+    logger,
+  });
   const hub = new EventHub();
   const listener = new NoticeListener({
     url: database.url,
@@ -188,6 +197,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     metrics: metrics?.live ?? null,
     validationRules: graphqlArmor().validationRules,
     formatError: formatError(logger),
+    trusted,
   });
   // Before the GraphQL path's own handler, which would take /graphql/stream for itself.
   // An event stream lasts as long as its client wants: its statements are bound by the
@@ -200,11 +210,14 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     logger,
     introspection: config.introspection,
     ideHtml: ide.html,
+    trusted,
   });
   await apollo.start();
   app.use(
     GRAPHQL_PATH,
     express.json({ limit: JSON_LIMIT }),
+    // Off: not mounted at all, so requests pay nothing for the feature.
+    ...(trusted ? [trustedDocumentsGuard(trusted, logger)] : []),
     expressMiddleware(apollo, {
       context: ({ req }) =>
         createContext(deps, { authorization: req.headers.authorization, ip: req.ip ?? 'unknown' }),

@@ -65,6 +65,8 @@ const schema = z
     OAUTH_EXTERNAL_JWKS_URL: optionalUrl,
     OAUTH_EXTERNAL_AUDIENCE: z.string().min(1).optional(),
     GRAPHQL_INTROSPECTION: boolean.optional(),
+    GRAPHQL_TRUSTED_DOCUMENTS: z.enum(['off', 'log', 'enforce']).default('off'),
+    GRAPHQL_TRUSTED_DOCUMENTS_FILE: z.string().min(1).optional(),
     REDIS_URL: optionalUrl,
     RATE_LIMIT_AUTH_PER_IP: z.coerce.number().int().min(1).default(30),
     RATE_LIMIT_AUTH_PER_ACCOUNT: z.coerce.number().int().min(1).default(10),
@@ -143,6 +145,11 @@ export interface Config {
   database: DatabaseConfig;
   publicUrl: string | null;
   introspection: boolean;
+  /**
+   * The operations /graphql and its subscriptions may run: `off`, any; `log`, any, unknown ones
+   * logged; `enforce`, only the REST operations' documents and those of `file` (a manifest).
+   */
+  trustedDocuments: { mode: Env['GRAPHQL_TRUSTED_DOCUMENTS']; file: string | null };
   shutdownTimeoutMs: number;
   /**
    * The longest a request takes: its waits for the database (a pooled connection, statements,
@@ -222,6 +229,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         },
     publicUrl: env.PUBLIC_URL ?? null,
     introspection: env.GRAPHQL_INTROSPECTION ?? env.NODE_ENV !== 'production',
+    trustedDocuments: {
+      mode: env.GRAPHQL_TRUSTED_DOCUMENTS,
+      file: env.GRAPHQL_TRUSTED_DOCUMENTS_FILE ?? null,
+    },
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     migrateOnStart: env.MIGRATE_ON_START,

@@ -16,9 +16,15 @@ import type { Config } from '../config';
 import { type AppDependencies, type Context, createContext } from '../context';
 import { GRAPHQL_LIMITS } from '../graphql/armor';
 import { assertWithinNodeLimit } from '../graphql/node-limit';
+import { apqHashOf, type TrustedDocuments } from '../graphql/trusted-documents';
 import { variableFailure } from '../graphql/variable-check';
 import type { LiveMetrics } from '../observability/metrics';
-import { LiveLimitError, QueryTooLargeError, WrongTransportError } from '../shared/errors';
+import {
+  DocumentNotAllowedError,
+  LiveLimitError,
+  QueryTooLargeError,
+  WrongTransportError,
+} from '../shared/errors';
 import type { EventHub } from './event-hub';
 import { END_OF_STREAM, EventStream, type NoticeMapper } from './event-stream';
 import type { LiveScope } from './live-scope';
@@ -35,6 +41,8 @@ export interface LiveOperationsOptions {
   validationRules: readonly ValidationRule[];
   /** The HTTP face's error shaping (coded errors as they are, anything else masked). */
   formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+  /** When on, the documents subscriptions may run, as on the HTTP face. */
+  trusted: TrustedDocuments | null;
 }
 
 /** A subscribe request as either transport receives it. */
@@ -42,6 +50,8 @@ export interface SubscribePayload {
   query: string;
   operationName?: string | null;
   variables?: unknown;
+  /** APQ's `persistedQuery.sha256Hash` names a trusted document (`query` may then be empty). */
+  extensions?: unknown;
 }
 
 /** WebSocket's "try again later" (RFC 6455): a subscriber that did not keep up. */
@@ -50,6 +60,23 @@ const TRY_AGAIN_LATER = 1013;
 /** A subscribe message's variables: an object, as the transport has already checked. */
 const variablesOf = (variables: unknown): Record<string, unknown> =>
   variables !== null && typeof variables === 'object' ? (variables as Record<string, unknown>) : {};
+
+/**
+ * The text a subscribe request runs under trusted documents: the trusted document its id names
+ * (the id decides), or its own text if that is trusted or may run anyway (logged); else null.
+ */
+function trustedSource(trusted: TrustedDocuments, payload: SubscribePayload): string | null {
+  const id = apqHashOf(payload.extensions);
+  const text = id === undefined ? undefined : trusted.textOf(id);
+  if (text !== undefined) {
+    return text;
+  }
+  if (id === undefined && trusted.trusts(payload.query)) {
+    return payload.query;
+  }
+  const named = { id, text: payload.query, operationName: payload.operationName };
+  return trusted.admitsUnknown(named, 'subscription') ? payload.query : null;
+}
 
 /**
  * What both transports (WebSocket, event stream) do with a subscription: check the document as
@@ -77,10 +104,14 @@ export class LiveOperations {
     payload: SubscribePayload,
     active: number,
   ): Promise<ExecutionArgs | readonly GraphQLError[]> {
-    const { schema, limits, deps } = this.options;
+    const { schema, limits, deps, trusted } = this.options;
+    const source = trusted ? trustedSource(trusted, payload) : payload.query;
+    if (source === null) {
+      return [new DocumentNotAllowedError()];
+    }
     let document;
     try {
-      document = parse(payload.query, { maxTokens: GRAPHQL_LIMITS.maxTokens });
+      document = parse(source, { maxTokens: GRAPHQL_LIMITS.maxTokens });
     } catch (error) {
       return [error instanceof GraphQLError ? error : new GraphQLError('Syntax error')];
     }

@@ -13,6 +13,7 @@ import { graphiqlLandingPage } from './graphiql';
 import { jsonClientStatusPlugin } from './http-status';
 import { nodeLimitPlugin } from './node-limit';
 import { subscriptionsOverWebSocketPlugin } from './subscriptions-over-websocket';
+import type { TrustedDocuments } from './trusted-documents';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -24,6 +25,8 @@ export function createApolloServer(options: {
   introspection: boolean;
   /** The IDE page (see graphiqlIde), rendered once by the caller. */
   ideHtml: string;
+  /** When on, automatic persisted queries find the trusted documents by id. */
+  trusted: TrustedDocuments | null;
 }): ApolloServer<Context> {
   const armor = graphqlArmor();
   return new ApolloServer<Context>({
@@ -31,6 +34,10 @@ export function createApolloServer(options: {
     introspection: options.introspection,
     includeStacktraceInErrorResponses: false,
     allowBatchedHttpRequests: false,
+    // Otherwise Apollo's default: an in-memory store of up to ~30 MiB of document text.
+    ...(options.trusted && {
+      persistedQueries: { cache: options.trusted.persistedQueryStore() },
+    }),
     parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
     // main.ts owns SIGTERM/SIGINT and stops Apollo as part of its own graceful shutdown.
     stopOnTerminationSignals: false,

@@ -14,6 +14,8 @@ const CLIENT_CODES = new Set([
   'OPERATION_RESOLUTION_FAILURE',
   'PERSISTED_QUERY_NOT_FOUND',
   'PERSISTED_QUERY_NOT_SUPPORTED',
+  // Ours (DocumentNotAllowedError): a document outside the enforced trusted documents.
+  'PERSISTED_QUERY_NOT_ALLOWED',
 ]);
 
 /** Whether a JavaScript error (not a GraphQL one) lies anywhere behind this error. */

@@ -4,7 +4,7 @@ import type { Context } from '../context';
 const JSON_TYPE = /^application\/json\b/i;
 
 /** Whether a client accepts `application/json` answers only (not the GraphQL response type). */
-function acceptsOnlyJson(accept: string | undefined): boolean {
+export function acceptsOnlyJson(accept: string | undefined): boolean {
   const types = (accept ?? '')
     .split(',')
     .map((part) => part.trim())

@@ -120,6 +120,19 @@ export class WrongTransportError extends AppError {
   }
 }
 
+/**
+ * A document outside the trusted documents while they are enforced (GRAPHQL_TRUSTED_DOCUMENTS):
+ * coded as Apollo codes its own persisted-query errors (beside PERSISTED_QUERY_NOT_FOUND), which
+ * is where a persisted-query client looks.
+ */
+export class DocumentNotAllowedError extends GraphQLError {
+  constructor() {
+    super('Only trusted documents may run here: send the id or the text of one', {
+      extensions: { code: 'PERSISTED_QUERY_NOT_ALLOWED', http: { status: 400 } },
+    });
+  }
+}
+
 const liveLimits = {
   TOO_MANY_SUBSCRIPTIONS: 'Too many subscriptions on this socket',
   TOO_MANY_CONNECTIONS: 'Too many sockets and event streams open for this user',
