@@ -113,7 +113,7 @@ export class TrustedDocuments {
 
 /**
  * A manifest as a client build writes it: a JSON object of id → document text, GraphQL Code
- * Generator's client preset `persisted-documents.json` (ids sha256 hex) and Relay's persisted
+ * Generator's client preset `persisted-documents.json` (ids `sha256:<hex>`) and Relay's persisted
  * queries file (ids md5 hex) alike. Every document must parse; start-up fails naming any that
  * does not.
  */
@@ -158,7 +158,8 @@ export function loadTrustedDocuments(options: {
   }
   const byId = new Map(Object.entries(manifestOf(options.builtIn)));
   for (const [id, text] of file ? readManifest(file) : []) {
-    byId.set(id, text);
+    // The client preset writes `sha256:<hex>` keys; APQ sends the bare hex.
+    byId.set(bareId(id), text);
   }
   return new TrustedDocuments(mode, byId, options.logger);
 }

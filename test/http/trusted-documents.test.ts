@@ -1,6 +1,8 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { print } from 'graphql';
 import { documentHash } from '../../src/graphql/trusted-documents';
 import { operationDocuments } from '../../rest/operations';
@@ -176,13 +178,25 @@ describe('trusted documents enforced (GRAPHQL_TRUSTED_DOCUMENTS=enforce)', () =>
     expect(stream.body).toEqual(NOT_ALLOWED);
   });
 
-  it('runs a trusted subscription as Server-Sent Events', async () => {
+  it('runs a trusted subscription as Server-Sent Events, by its text or by its hash alone', async () => {
     const stream = await new EventStreamClient().open(t.url, alice.token, INVITATIONS);
-    try {
-      expect(stream.status).toBe(200);
-    } finally {
-      stream.close();
-    }
+    stream.close();
+    expect(stream.status).toBe(200);
+    // graphql-sse requires a query: empty, beside the hash.
+    const abort = new AbortController();
+    const byHash = await fetch(`${t.url}/graphql/stream`, {
+      method: 'POST',
+      headers: {
+        accept: 'text/event-stream',
+        'content-type': 'application/json',
+        authorization: `Bearer ${alice.token}`,
+      },
+      body: JSON.stringify({ query: '', extensions: apq(INVITATIONS) }),
+      signal: abort.signal,
+    });
+    abort.abort();
+    expect(byHash.status).toBe(200);
+    expect(byHash.headers.get('content-type')).toMatch(/^text\/event-stream/);
   });
 
   it('keeps the REST face as it is: register, login, user/me, meeting create and get', async () => {
@@ -269,4 +283,53 @@ describe('trusted documents logged (GRAPHQL_TRUSTED_DOCUMENTS=log)', () => {
       ],
     });
   });
+});
+
+describe('a manifest written by npm run codegen (the client preset)', () => {
+  const root = join(__dirname, '..', '..');
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'trusted-codegen-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it("trusts the client build's documents by the ids its generated code sends", async () => {
+    // The CLI's own entry (its package exports no subpath for it).
+    const cli = join(root, 'node_modules', '@graphql-codegen', 'cli', 'cjs', 'bin.js');
+    await promisify(execFile)(process.execPath, [cli, '--config', 'codegen.yml', '--silent'], {
+      cwd: root,
+      env: { ...process.env, CODEGEN_OUT: dir },
+      timeout: 60_000,
+    });
+    const file = join(dir, 'client', 'persisted-documents.json');
+    const manifest = JSON.parse(await readFile(file, 'utf8')) as Record<string, string>;
+    const [id] = Object.entries(manifest).find(([, text]) =>
+      text.startsWith('query OwnMeetings'),
+    ) as [string, string];
+    expect(id).toMatch(/^sha256:[0-9a-f]{64}$/);
+
+    const t = await startTestApp({
+      GRAPHQL_TRUSTED_DOCUMENTS: 'enforce',
+      GRAPHQL_TRUSTED_DOCUMENTS_FILE: file,
+    });
+    try {
+      const user = await signUpViaRest(new RestClient(t.url));
+      const response = await graphql(t.url).post(
+        { documentId: id, variables: { first: 5 } },
+        user.token,
+      );
+      expect(await response.json()).toEqual({
+        data: {
+          meetings: {
+            edges: [],
+            pageInfo: { endCursor: null, hasNextPage: false },
+            totalCount: 0,
+          },
+        },
+      });
+    } finally {
+      await t.close();
+    }
+  }, 90_000);
 });

@@ -69,6 +69,20 @@ describe('configuration', () => {
     }
   });
 
+  it('runs any GraphQL document by default; trusted documents are logged or enforced on demand', () => {
+    expect(loadConfig({}).trustedDocuments).toEqual({ mode: 'off', file: null });
+    expect(
+      loadConfig({
+        GRAPHQL_TRUSTED_DOCUMENTS: 'enforce',
+        GRAPHQL_TRUSTED_DOCUMENTS_FILE: 'client/persisted-documents.json',
+      }).trustedDocuments,
+    ).toEqual({ mode: 'enforce', file: 'client/persisted-documents.json' });
+    expect(loadConfig({ GRAPHQL_TRUSTED_DOCUMENTS: 'log' }).trustedDocuments.mode).toBe('log');
+    expect(() => loadConfig({ GRAPHQL_TRUSTED_DOCUMENTS: 'on' })).toThrow(
+      /GRAPHQL_TRUSTED_DOCUMENTS/,
+    );
+  });
+
   it('uses PostgreSQL when DATABASE_URL is set', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x' }).database).toEqual({
       kind: 'postgres',
