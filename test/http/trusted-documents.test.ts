@@ -4,12 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { print } from 'graphql';
-import { documentHash } from '../../src/graphql/trusted-documents';
+import { documentHash, loadTrustedDocuments } from '../../src/graphql/trusted-documents';
 import { operationDocuments } from '../../rest/operations';
 import { useLiveClients, waitForSubscriptions } from '../helpers/live-client';
 import { RestClient } from '../helpers/rest-client';
 import { EventStreamClient } from '../helpers/sse-client';
 import { startTestApp, type TestApp } from '../helpers/test-app';
+import { loadConfig } from '../../src/config';
 import { capturedLogger } from '../observability/log-capture';
 import {
   aUuid,
@@ -332,4 +333,30 @@ describe('a manifest written by npm run codegen (the client preset)', () => {
       await t.close();
     }
   }, 90_000);
+});
+
+describe('a manifest that is not one', () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'trusted-bad-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it.each([
+    ['not JSON', 'query { me { id } }', /cannot be read as JSON/],
+    ['a list', JSON.stringify([VIEWER]), /JSON object of document id/],
+    ['a document that does not parse', JSON.stringify({ broken: '{ me { id ' }), /broken/],
+  ])('stops the start when it is %s, naming the file', async (_name, content, problem) => {
+    const file = join(dir, 'manifest.json');
+    await writeFile(file, content);
+    const load = () =>
+      loadTrustedDocuments({
+        config: { mode: 'enforce', file },
+        builtIn: [],
+        logger: capturedLogger().logger(loadConfig({})),
+      });
+    expect(load).toThrow(problem);
+    expect(load).toThrow(file);
+  });
 });
