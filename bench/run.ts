@@ -4,6 +4,8 @@ import { memoryOf } from './lib/processes';
 import { eventsSection, markdown, type Report } from './lib/report';
 import { SCENARIOS, sendAcceptEncoding } from './lib/scenarios';
 import type { Summary } from './lib/stats';
+import { buildRef, workingTreeBuild } from './run/ab-build';
+import { abMode } from './run/ab-mode';
 import { checkEquality, type Statements } from './run/equality';
 import { EVENTS, eventsPass } from './run/events-pass';
 import { clusterPass, searchGrowth } from './run/passes';
@@ -26,6 +28,8 @@ import { killRunningServices } from '../test/helpers/service-process';
  *   4. with --peers, PostGraphile v5 on the meeting (checked against the service's answer)
  *   5. search cost growth (10k vs 100k users) and single process vs cluster
  *   6. write bench/results/latest.md, latest.svg and latest.json
+ * With --against <ref>, instead of 2-6: that ref's build and the working tree's in turn
+ * (run/ab-mode.ts), written to bench/results/ab-<ref>.md.
  */
 
 async function main(argv: readonly string[]): Promise<void> {
@@ -39,9 +43,15 @@ async function main(argv: readonly string[]): Promise<void> {
   sendAcceptEncoding(options.acceptEncoding);
   const started = Date.now();
   ensureBuilt(options);
+  const refBuild = options.against ? buildRef(options.against) : null;
   const mode = options.quick ? 'quick' : 'full';
 
   const { dbUrl, spec } = await chooseData(options);
+
+  if (refBuild) {
+    await abMode(options, { a: refBuild, b: workingTreeBuild() }, { dbUrl, spec }, started);
+    return;
+  }
 
   if (options.profile) {
     await profileMode(options, options.profile);

@@ -25,6 +25,8 @@ export interface BenchOptions {
   acceptEncoding: string | null;
   /** Also measure PostGraphile v5 on the meeting (installed into bench/peers/ on demand). */
   peers: boolean;
+  /** A/B mode: this git ref (build A) against the working tree (build B), round by round. */
+  against: string | null;
 }
 
 export const USAGE = `Usage: npm run bench -- [options]
@@ -41,8 +43,9 @@ Options:
                           not contain "bench" is not touched: its server's "bench" database is used
   --connections <n>       concurrent connections (default 32, quick 8)
   --warmup <s>            warm-up seconds per run (default 5, quick 1)
-  --duration <s>          measured seconds per run (default 15, quick 1)
-  --rounds <n>            runs per target and scenario, alternating the order (default 2, quick 1)
+  --duration <s>          measured seconds per run (default 15, quick 1; --against --quick 3)
+  --rounds <n>            runs per target and scenario, alternating the order (default 2, quick 1;
+                          with --against 4, quick 2)
   --scenarios <a,b,...>   only these (${SCENARIOS.map((s) => s.key).join(', ')})
   --no-growth             skip the 10k-vs-100k search growth pass
   --no-cluster            skip the single-process vs cluster pass
@@ -50,11 +53,15 @@ Options:
   --events-only           run only the events scenario and print it (writes no results)
   --profile <a,b,...>     instead of benchmarking: run each scenario against the service under
                           node --cpu-prof and write bench/results/profile-<scenario>.md
-  --no-build              do not rebuild dist/ even if src/ or rest/ changed
+  --no-build              use dist/ as it is (by default npm run build compiles the service)
   --service-env <K=V,...> extra environment of the service, e.g. METRICS=false,COMPRESSION=false
   --accept-encoding <e>   send Accept-Encoding: <e> (e.g. gzip) on every request to both targets
   --peers                 also measure PostGraphile v5 (amber) on the meeting, with and without
                           verifying the bearer token (npm ci into bench/peers/postgraphile first)
+  --against <ref>         A/B: build the git ref in a worktree (its own npm run build) and run it
+                          (A) and the working tree (B) in turn against the same database and
+                          baseline; checks both answer the same bytes, writes
+                          bench/results/ab-<ref>.md (B ÷ A per scenario, with the rounds' spread)
   -h, --help              this help`;
 
 export class UsageError extends Error {}
@@ -141,6 +148,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
         'service-env': { type: 'string' },
         'accept-encoding': { type: 'string' },
         peers: { type: 'boolean' },
+        against: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -151,6 +159,12 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     return 'help';
   }
   const quick = values.quick ?? false;
+  const against = values.against ?? null;
+  if (against !== null && (values.profile || values['events-only'] || values.peers)) {
+    throw new UsageError(
+      '--against measures the scenarios only: not with --profile, --events-only or --peers',
+    );
+  }
   const env = process.env;
   return {
     quick,
@@ -163,8 +177,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     ),
     connections: positive('connections', values.connections, quick ? 8 : 32),
     warmupSeconds: positive('warmup', values.warmup, quick ? 1 : 5, false),
-    durationSeconds: positive('duration', values.duration, quick ? 1 : 15, false),
-    rounds: positive('rounds', values.rounds, quick ? 1 : 2),
+    // An A/B's ratios need runs long enough, and rounds enough, to see the spread.
+    durationSeconds: positive('duration', values.duration, quick ? (against ? 3 : 1) : 15, false),
+    rounds: positive('rounds', values.rounds, (quick ? 1 : 2) * (against ? 2 : 1)),
     scenarios: values.scenarios ? scenarioList(values.scenarios) : SCENARIOS.map((s) => s.key),
     growth: !quick && !values['no-growth'],
     cluster: !quick && !values['no-cluster'],
@@ -175,5 +190,6 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     serviceEnv: keyValues(values['service-env'] ?? ''),
     acceptEncoding: values['accept-encoding'] ?? null,
     peers: values.peers ?? false,
+    against,
   };
 }

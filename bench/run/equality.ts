@@ -31,6 +31,17 @@ export interface Statements {
   detail?: string;
 }
 
+/**
+ * A target of the equality pass: what its messages call it, and how it counts its SQL statements:
+ * `log`, the service's `sqlStatements` log field (with LOG_LEVEL=info); `stats`, the baseline's
+ * own counter (GET /__stats).
+ */
+export interface Side {
+  name: string;
+  server: Server;
+  counts: 'log' | 'stats';
+}
+
 async function baselineStats(baseline: Server): Promise<{ requests: number; statements: number }> {
   return (await (await fetch(`${baseline.url}/__stats`)).json()) as {
     requests: number;
@@ -54,54 +65,57 @@ async function loggedStatements(service: Server, mark: number, reqId: string): P
   return Number.NaN;
 }
 
-interface Exchange {
-  service: Answer;
-  baseline: Answer;
-  /** SQL statements each side spent on the request (NaN for the service without info logs). */
-  sql: { service: number; baseline: number };
+interface Sent {
+  answer: Answer;
+  /** SQL statements the side spent on the request (NaN for a service without info logs). */
+  sql: number;
 }
 
 let exchanges = 0;
 
-/** One request to each target, one after the other, counting the statements each one sent. */
-async function exchange(
-  service: Server,
-  baseline: Server,
-  toService: PlannedRequest,
-  toBaseline: PlannedRequest,
+/** One request to one side, counting the statements it sent. */
+async function sendCounted(
+  side: Side,
+  request: PlannedRequest,
   countStatements: boolean,
-): Promise<Exchange> {
-  const mark = service.lines.length;
+): Promise<Sent> {
+  if (side.counts === 'stats') {
+    const before = await baselineStats(side.server);
+    const answer = await send(side.server.url, request);
+    const after = await baselineStats(side.server);
+    return { answer, sql: after.statements - before.statements };
+  }
+  const mark = side.server.lines.length;
   exchanges += 1;
   const reqId = `bench-${exchanges}`;
-  const a = await send(service.url, {
-    ...toService,
-    headers: { ...toService.headers, 'x-request-id': reqId },
+  const answer = await send(side.server.url, {
+    ...request,
+    headers: { ...request.headers, 'x-request-id': reqId },
   });
-  const serviceSql = countStatements ? await loggedStatements(service, mark, reqId) : Number.NaN;
-  const before = await baselineStats(baseline);
-  const b = await send(baseline.url, toBaseline);
-  const after = await baselineStats(baseline);
-  return {
-    service: a,
-    baseline: b,
-    sql: { service: serviceSql, baseline: after.statements - before.statements },
-  };
+  const sql = countStatements ? await loggedStatements(side.server, mark, reqId) : Number.NaN;
+  return { answer, sql };
 }
 
 const mean = (values: readonly number[]): number =>
   values.length === 0 ? Number.NaN : values.reduce((a, b) => a + b, 0) / values.length;
 
-interface CheckOutcome {
-  statements: Map<ScenarioKey, Statements>;
-  /** Matches of each search text (the `count` the service answered). */
+/** SQL statements per request of each side (`first`, `second`), for one scenario. */
+export interface SideStatements {
+  first: number;
+  second: number;
+  detail?: string;
+}
+
+interface CheckOutcome<S> {
+  statements: Map<ScenarioKey, S>;
+  /** Matches of each search text (the `count` the first side answered). */
   searchCounts: Map<string, number>;
 }
 
 /**
- * Every scenario's requests against both targets: same status, same bytes (writes: the same
- * bytes but for the new participant's id, meeting id and timestamps, and the same stored state).
- * With the service logging requests (LOG_LEVEL=info), also counts SQL statements per request.
+ * Every scenario's requests against the service and the baseline: same status, same bytes (writes:
+ * the same bytes but for the new participant's id, meeting id and timestamps, and the same stored
+ * state). With the service logging requests (LOG_LEVEL=info), also counts SQL statements per request.
  */
 export async function checkEquality(
   ctx: BenchContext,
@@ -109,17 +123,49 @@ export async function checkEquality(
   baseline: Server,
   scenarios: readonly ScenarioKey[],
   countStatements: boolean,
-): Promise<CheckOutcome> {
-  const problems: string[] = [];
+): Promise<CheckOutcome<Statements>> {
+  const outcome = await compareAnswers(
+    ctx,
+    { name: 'service', server: service, counts: 'log' },
+    { name: 'baseline', server: baseline, counts: 'stats' },
+    scenarios,
+    countStatements,
+  );
   const statements = new Map<ScenarioKey, Statements>();
+  for (const [key, { first, second, detail }] of outcome.statements) {
+    statements.set(key, { service: first, baseline: second, ...(detail ? { detail } : {}) });
+  }
+  return { statements, searchCounts: outcome.searchCounts };
+}
+
+/**
+ * The equality pass between any two sides: the service and the baseline, or (--against) two
+ * builds of the service, whose REST and GraphQL bodies must be the same bytes for the same requests.
+ */
+export async function compareAnswers(
+  ctx: BenchContext,
+  first: Side,
+  second: Side,
+  scenarios: readonly ScenarioKey[],
+  countStatements: boolean,
+): Promise<CheckOutcome<SideStatements>> {
+  const problems: string[] = [];
+  const statements = new Map<ScenarioKey, SideStatements>();
   const searchCounts = new Map<string, number>();
   const compare = (label: string, a: Answer, b: Answer): void => {
     if (a.status !== b.status || a.body !== b.body) {
       problems.push(
-        `${label}: service ${a.status}, baseline ${b.status}; ${firstDifference(a.body, b.body)}`,
+        `${label}: ${first.name} ${a.status}, ${second.name} ${b.status}; ${firstDifference(a.body, b.body)}`,
       );
     }
   };
+  const exchange = async (
+    toFirst: PlannedRequest,
+    toSecond: PlannedRequest,
+  ): Promise<{ first: Sent; second: Sent }> => ({
+    first: await sendCounted(first, toFirst, countStatements),
+    second: await sendCounted(second, toSecond, countStatements),
+  });
   for (const key of scenarios) {
     if (key === 'writes') {
       const [m1, m2] = (await createWriteMeetings(ctx.dbUrl, ctx.fixtures.writerId, 2)) as [
@@ -133,22 +179,22 @@ export async function checkEquality(
         created_at: 'timestamp',
         updated_at: 'timestamp',
       };
-      const sql = new Map<string, Exchange['sql']>();
+      const sql = new Map<string, SideStatements>();
       for (const step of ['add', 'add again', 'approve', 'approve again']) {
         const request = (meetingId: string): PlannedRequest =>
           step.startsWith('add')
             ? addRequest(ctx.writerToken, meetingId, invitee.id)
             : approveRequest(invitee.token, meetingId);
-        const x = await exchange(service, baseline, request(m1), request(m2), countStatements);
-        sql.set(step, x.sql);
+        const x = await exchange(request(m1), request(m2));
+        sql.set(step, { first: x.first.sql, second: x.second.sql });
         compare(
           `writes: ${step}`,
-          { status: x.service.status, body: masked(x.service.body, volatile) },
-          { status: x.baseline.status, body: masked(x.baseline.body, volatile) },
+          { status: x.first.answer.status, body: masked(x.first.answer.body, volatile) },
+          { status: x.second.answer.status, body: masked(x.second.answer.body, volatile) },
         );
-        if ((step === 'add' || step === 'approve') && x.service.status !== 200) {
+        if ((step === 'add' || step === 'approve') && x.first.answer.status !== 200) {
           problems.push(
-            `writes: the service refused to ${step} (${x.service.status} ${x.service.body})`,
+            `writes: the ${first.name} refused to ${step} (${x.first.answer.status} ${x.first.answer.body})`,
           );
         }
       }
@@ -159,45 +205,49 @@ export async function checkEquality(
       const state = (s: typeof s1): string =>
         `${s.status} [${s.participants.map((p) => p.split(':')[1]).join(', ')}]`;
       if (state(s1) !== state(s2)) {
-        problems.push(`writes: stored state differs: service ${state(s1)}, baseline ${state(s2)}`);
+        problems.push(
+          `writes: stored state differs: ${first.name} ${state(s1)}, ${second.name} ${state(s2)}`,
+        );
       }
-      const add = sql.get('add') as Exchange['sql'];
-      const approve = sql.get('approve') as Exchange['sql'];
+      const add = sql.get('add') as SideStatements;
+      const approve = sql.get('approve') as SideStatements;
       statements.set(key, {
-        service: (add.service + approve.service) / 2,
-        baseline: (add.baseline + approve.baseline) / 2,
+        first: (add.first + approve.first) / 2,
+        second: (add.second + approve.second) / 2,
         detail:
-          `add: service ${add.service}, baseline ${add.baseline}; ` +
-          `approve: service ${approve.service}, baseline ${approve.baseline} ` +
-          '(BEGIN/COMMIT not counted on either side)',
+          `add: ${first.name} ${add.first}, ${second.name} ${add.second}; ` +
+          `approve: ${first.name} ${approve.first}, ${second.name} ${approve.second} ` +
+          `(BEGIN/COMMIT not counted on either side)`,
       });
       continue;
     }
-    const counts = { service: [] as number[], baseline: [] as number[] };
+    const counts = { first: [] as number[], second: [] as number[] };
     for (const request of readRequests(key, ctx.fixtures, ctx.callers)) {
-      const x = await exchange(service, baseline, request, request, countStatements);
-      compare(`${key} ${request.method} ${request.path}`, x.service, x.baseline);
-      counts.service.push(x.sql.service);
-      counts.baseline.push(x.sql.baseline);
-      if (x.service.status !== 200) {
+      const x = await exchange(request, request);
+      compare(`${key} ${request.method} ${request.path}`, x.first.answer, x.second.answer);
+      counts.first.push(x.first.sql);
+      counts.second.push(x.second.sql);
+      if (x.first.answer.status !== 200) {
         problems.push(
-          `${key} ${request.path}: the service answered ${x.service.status}: ${x.service.body.slice(0, 300)}`,
+          `${key} ${request.path}: the ${first.name} answered ${x.first.answer.status}: ${x.first.answer.body.slice(0, 300)}`,
         );
       } else if (key === 'search') {
         const q = new URLSearchParams(request.path.split('?')[1]).get('q') ?? '';
-        searchCounts.set(q, (JSON.parse(x.service.body) as { count: number }).count);
+        searchCounts.set(q, (JSON.parse(x.first.answer.body) as { count: number }).count);
       }
     }
-    const distinct = [...new Set(counts.service)];
+    const distinct = [...new Set(counts.first)];
     statements.set(key, {
-      service: mean(counts.service),
-      baseline: mean(counts.baseline),
-      ...(distinct.length > 1 ? { detail: `service per request: ${distinct.join(', ')}` } : {}),
+      first: mean(counts.first),
+      second: mean(counts.second),
+      ...(distinct.length > 1
+        ? { detail: `${first.name} per request: ${distinct.join(', ')}` }
+        : {}),
     });
   }
   if (problems.length > 0) {
     throw new Error(
-      `the baseline does not answer what the service answers, so the comparison would mean nothing:\n  - ${problems.join('\n  - ')}`,
+      `the ${second.name} does not answer what the ${first.name} answers, so the comparison would mean nothing:\n  - ${problems.join('\n  - ')}`,
     );
   }
   return { statements, searchCounts };

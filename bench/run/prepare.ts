@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import {
@@ -27,29 +27,19 @@ import { KEYS, PASSWORD, TOKENS } from './targets';
 
 const INVITEES = 1000;
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-/** Runs `npm run build` when dist/ is missing or older than src/ or rest/. */
+/**
+ * `npm run build` (SWC, about a second), so the service measured is the working tree compiled as
+ * production compiles it. Always: `npm run bench`'s tsc step writes the few service modules that
+ * bench/ imports (src/shared/free-port.ts) into the same dist/, and dist/src may be some other
+ * compiler's output (a `tsc` without --noEmit writes there too). --no-build uses dist/ as it is.
+ */
 export function ensureBuilt(options: BenchOptions): void {
-  const main = join(ROOT, 'dist/src/main.js');
-  const built = existsSync(main) ? statSync(main).mtimeMs : 0;
-  const sources = Math.max(newestMtime(join(ROOT, 'src')), newestMtime(join(ROOT, 'rest')));
-  if (built >= sources || (!options.build && built > 0)) {
+  const built = existsSync(join(ROOT, 'dist/src/main.js'));
+  if (!options.build && built) {
     return;
   }
-  log(
-    built === 0
-      ? 'Building the service (npm run build)…'
-      : 'src/ changed: rebuilding (npm run build)…',
-  );
-  const result = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  log('Building the service (npm run build)…');
+  const result = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   if (result.status !== 0) {
     throw new Error('npm run build failed');
   }

@@ -41,19 +41,27 @@ export function setServiceEnv(env: Record<string, string>): void {
 }
 
 /**
- * `node <production flags> [nodeArgs] dist/src/main.js` (or `script`), ready once
- * /health/readiness answers.
+ * `node <production flags> [nodeArgs] dist/src/main.js` (or `script`) of the working tree (or of
+ * `root`), ready once /health/readiness answers.
  */
 export function startService(
   dbUrl: string,
   logLevel: 'info' | 'warn',
-  options: { script?: string; nodeArgs?: string[]; env?: Record<string, string> } = {},
+  options: {
+    script?: string;
+    nodeArgs?: string[];
+    env?: Record<string, string>;
+    /** Another build's repository or worktree (--against), with its own flags and dist/. */
+    root?: string;
+    name?: string;
+  } = {},
 ): Promise<Server> {
+  const root = options.root ?? ROOT;
   return startServer({
-    name: 'service',
-    script: join(ROOT, options.script ?? 'dist/src/main.js'),
-    nodeArgs: [...serviceNodeFlags(), ...(options.nodeArgs ?? [])],
-    cwd: ROOT,
+    name: options.name ?? 'service',
+    script: join(root, options.script ?? 'dist/src/main.js'),
+    nodeArgs: [...serviceNodeFlags(root), ...(options.nodeArgs ?? [])],
+    cwd: root,
     env: { ...commonEnv(dbUrl), LOG_LEVEL: logLevel, ...serviceEnvOverrides, ...options.env },
     readyPath: '/health/readiness',
   });

@@ -1,0 +1,110 @@
+import type { AbComparison, Spread } from './ab';
+import { int, ms, ratio, statements } from './format';
+import type { ScenarioInfo } from './scenarios';
+import type { Summary } from './stats';
+
+/** Everything an A/B run (`--against <ref>`) found, as written to results/ab-<ref>.md. */
+export interface AbReport {
+  ref: string;
+  /** Short commits of the builds (B may have uncommitted changes on top). */
+  labels: { a: string; b: string };
+  quick: boolean;
+  startedAt: string;
+  finishedSeconds: number;
+  settings: {
+    connections: number;
+    warmupSeconds: number;
+    durationSeconds: number;
+    rounds: number;
+    database: string;
+    data: string;
+  };
+  scenarios: {
+    info: ScenarioInfo;
+    a: Summary;
+    b: Summary;
+    baseline: Summary;
+    comparison: AbComparison;
+    /** SQL statements per request of each build, from the equality pass. */
+    statements: { a: number; b: number };
+  }[];
+  notes: string[];
+}
+
+const times = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(2)}×` : '–');
+
+/** The pooled ratio in bold, then the range over rounds. */
+const withRange = (s: Spread): string =>
+  `**${times(s.pooled)}** (${s.rounds.length > 1 ? `${times(s.min)}–${times(s.max)}` : 'one round'})`;
+
+const each = (s: Spread): string => s.rounds.map((r) => r.toFixed(2)).join(', ');
+
+export function abMarkdown(report: AbReport): string {
+  const s = report.settings;
+  const { a, b } = report.labels;
+  const command = `npm run bench -- --against ${report.ref}${report.quick ? ' --quick' : ''}`;
+  const out: string[] = [
+    `# A/B: ${a} (A) against ${b} (B)`,
+    '',
+    `Run ${report.startedAt}, took ${Math.round(report.finishedSeconds)} s: \`${command}\` ` +
+      '(bench/README.md, "A/B runs"). A is the ref built in a git worktree with its own ' +
+      '`npm run build`; B is the working tree built with `npm run build`. Both served the same ' +
+      `database \`${s.database}\` (${s.data}) beside the same baseline.`,
+    '',
+    `Load: ${s.connections} connections, ${s.warmupSeconds} s warm-up + ${s.durationSeconds} s ` +
+      `measured per run, ${s.rounds} round(s) per scenario; a round runs A, B and the baseline ` +
+      'back to back (odd rounds A, B, baseline; even rounds baseline, B, A).',
+    '',
+    '## B against A',
+    '',
+    'B ÷ A over all rounds pooled (in bold), then the least and greatest of the rounds’ own ' +
+      'ratios: above 1× for req/s, and below 1× for CPU per request, B is better. "Node CPU" is ' +
+      'the service process’s CPU time per response, read from /proc (it does not depend on how ' +
+      'busy the machine was, unlike req/s). A difference is called only when every round agrees.',
+    '',
+    '| scenario | req/s A | req/s B | B ÷ A req/s | each round | Node CPU ms/req A | Node CPU ms/req B | B ÷ A CPU | each round | A ÷ baseline req/s | B ÷ baseline req/s | SQL/req A; B | reading |',
+    '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |',
+  ];
+  for (const row of report.scenarios) {
+    const c = row.comparison;
+    out.push(
+      `| ${row.info.title} | ${int(row.a.rps)} | ${int(row.b.rps)} | ${withRange(c.rps)} | ${each(c.rps)} | ` +
+        `${ms(c.cpuMs.a)} | ${ms(c.cpuMs.b)} | ${withRange(c.cpu)} | ${each(c.cpu)} | ` +
+        `${ratio(row.a.rps, row.baseline.rps)} | ${ratio(row.b.rps, row.baseline.rps)} | ` +
+        `${statements(row.statements.a)}; ${statements(row.statements.b)} | ${c.reading} |`,
+    );
+  }
+  out.push(
+    '',
+    '### Per round',
+    '',
+    'The baseline’s own req/s from round to round shows how much the machine drifted.',
+    '',
+    '| scenario | req/s A per round | req/s B per round | req/s baseline per round | p50 ms A; B | other processes, cores (A; B; baseline) | non-2xx / errors |',
+    '| --- | --- | --- | --- | ---: | --- | --- |',
+  );
+  for (const row of report.scenarios) {
+    const bad = (
+      [
+        ['A', row.a],
+        ['B', row.b],
+        ['baseline', row.baseline],
+      ] as const
+    )
+      .map(([name, sum]) => {
+        const entries = Object.entries(sum.failures);
+        return entries.length === 0
+          ? ''
+          : `${name} ${entries.map(([k, v]) => `${k}: ${v}`).join(', ')}`;
+      })
+      .filter(Boolean)
+      .join('; ');
+    out.push(
+      `| ${row.info.title} | ${row.a.roundRps.map(int).join(', ')} | ${row.b.roundRps.map(int).join(', ')} | ` +
+        `${row.baseline.roundRps.map(int).join(', ')} | ${ms(row.a.p50)}; ${ms(row.b.p50)} | ` +
+        `${[row.a, row.b, row.baseline].map((x) => x.contention.toFixed(2)).join('; ')} | ${bad || 'none'} |`,
+    );
+  }
+  out.push('', '## Notes', '', ...report.notes.map((n) => `- ${n}`), '');
+  return out.join('\n');
+}

@@ -1,0 +1,128 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { compareBuilds, roundOrder, type AbSide } from '../lib/ab';
+import { cleanupWrites, type DataSpec, databaseName, readFixtures } from '../lib/db';
+import type { BenchOptions } from '../lib/options';
+import { RESULTS } from '../lib/paths';
+import type { Server } from '../lib/processes';
+import { abMarkdown, type AbReport } from '../lib/report-ab';
+import { SCENARIOS } from '../lib/scenarios';
+import { summarize } from '../lib/stats';
+import type { Build } from './ab-build';
+import { checkEquality, compareAnswers, type SideStatements } from './equality';
+import { prepareContext } from './prepare';
+import { fmt, log } from './progress';
+import { startBaseline, startService } from './targets';
+import { measure, noRuns } from './timed-runs';
+
+// --against <ref>: build A (the ref) and build B (the working tree) in turn, scenario by scenario,
+// on the same database and beside the same baseline; B ÷ A per round.
+
+const startBuild = (dbUrl: string, build: Build, side: 'A' | 'B', logLevel: 'info' | 'warn') =>
+  startService(dbUrl, logLevel, { root: build.root, name: `${side} (${build.label})` });
+
+/** The file name of a ref: ab-<ref>.md, with what a file name cannot hold replaced. */
+export const abFileName = (ref: string): string => `ab-${ref.replace(/[^\w.-]+/g, '-')}.md`;
+
+export async function abMode(
+  options: BenchOptions,
+  builds: { a: Build; b: Build },
+  data: { dbUrl: string; spec: DataSpec },
+  started: number,
+): Promise<void> {
+  const ref = options.against as string;
+  const { dbUrl, spec } = data;
+  const writerId = (await readFixtures(dbUrl, 1)).writerId;
+  await cleanupWrites(dbUrl, writerId);
+  log(
+    `Starting A (${builds.a.label}) and B (${builds.b.label}) with LOG_LEVEL=info, and the baseline…`,
+  );
+  const servers: Record<AbSide, Server> = {
+    A: await startBuild(dbUrl, builds.a, 'A', 'info'),
+    B: await startBuild(dbUrl, builds.b, 'B', 'info'),
+    baseline: await startBaseline(dbUrl),
+  };
+  try {
+    // Both builds must derive the bench's key; the callers sign in through B.
+    await prepareContext(dbUrl, servers.A);
+    let ctx = await prepareContext(dbUrl, servers.B);
+    await checkEquality(ctx, servers.B, servers.baseline, options.scenarios, false);
+    log(`B answers what the baseline answers for all ${options.scenarios.length} scenarios.`);
+    const sides = (side: 'A' | 'B') => ({
+      name: `${side} (${builds[side === 'A' ? 'a' : 'b'].label})`,
+      server: servers[side],
+      counts: 'log' as const,
+    });
+    const same = await compareAnswers(ctx, sides('A'), sides('B'), options.scenarios, true);
+    log(`A and B answer the same bytes for all ${options.scenarios.length} scenarios.`);
+    if (!options.quick) {
+      log('Restarting A and B with LOG_LEVEL=warn for the timed runs.');
+      await Promise.all([servers.A.stop(), servers.B.stop()]);
+      servers.A = await startBuild(dbUrl, builds.a, 'A', 'warn');
+      servers.B = await startBuild(dbUrl, builds.b, 'B', 'warn');
+      ctx = await prepareContext(dbUrl, servers.B);
+    }
+
+    const rows: AbReport['scenarios'] = [];
+    for (const key of options.scenarios) {
+      const info = SCENARIOS.find((s) => s.key === key) as (typeof SCENARIOS)[number];
+      const runs = { A: noRuns(), B: noRuns(), baseline: noRuns() };
+      for (let round = 1; round <= options.rounds; round += 1) {
+        for (const side of roundOrder(round)) {
+          const label = `${info.title} · ${side.padEnd(8)} · round ${round}/${options.rounds}`;
+          await measure(ctx, key, servers[side], options, label, runs[side]);
+        }
+      }
+      if (key === 'writes') {
+        await cleanupWrites(dbUrl, writerId);
+      }
+      const sql = same.statements.get(key) as SideStatements;
+      rows.push({
+        info,
+        a: summarize(runs.A.results, runs.A.peakRss),
+        b: summarize(runs.B.results, runs.B.peakRss),
+        baseline: summarize(runs.baseline.results, runs.baseline.peakRss),
+        comparison: compareBuilds(runs.A.results, runs.B.results),
+        statements: { a: sql.first, b: sql.second },
+      });
+    }
+
+    const report: AbReport = {
+      ref,
+      labels: { a: builds.a.label, b: builds.b.label },
+      quick: options.quick,
+      startedAt: new Date(started).toISOString(),
+      finishedSeconds: (Date.now() - started) / 1000,
+      settings: {
+        connections: options.connections,
+        warmupSeconds: options.warmupSeconds,
+        durationSeconds: options.durationSeconds,
+        rounds: options.rounds,
+        database: databaseName(dbUrl),
+        data: `${fmt(spec.users)} users × ${spec.followsPerUser} follows, ${fmt(spec.meetings)} meetings`,
+      },
+      scenarios: rows,
+      notes: [
+        `Before timing, every scenario's requests went to A and to B: status and body byte-for-byte equal (writes: equal but for the new participant's id, meeting id and timestamps, and the same stored statuses); B's also equal to the baseline's.`,
+        `Timed runs use LOG_LEVEL=${options.quick ? 'info (--quick does not restart the services)' : 'warn'}; SQL statements per request come from the equality pass (the \`sqlStatements\` log field; BEGIN/COMMIT not counted).`,
+        'Both builds start as `npm start` does: `node <package.json config.nodeFlags of that build> dist/src/main.js`, NODE_ENV=production, the same JWT secret and DATABASE_URL.',
+        `Compiled by each build's own \`npm run build\`: A \`${builds.a.buildCommand}\`; B \`${builds.b.buildCommand}\`.`,
+        ...(builds.b.changes.length > 0
+          ? [
+              `B is the working tree, with uncommitted changes in ${builds.b.changes.map((f) => `\`${f}\``).join(', ')}.`,
+            ]
+          : []),
+        ...(options.quick
+          ? ['A quick run: short runs and two rounds, so only large differences are called.']
+          : []),
+      ],
+    };
+    const file = abFileName(ref);
+    writeFileSync(join(RESULTS, file), abMarkdown(report));
+    log(`\n${abMarkdown(report).split('\n## Notes')[0]}`);
+    log(`Written bench/results/${file} in ${Math.round(report.finishedSeconds)} s.`);
+  } finally {
+    await Promise.all(Object.values(servers).map((server) => server.stop()));
+    await cleanupWrites(dbUrl, writerId).catch(() => undefined);
+  }
+}

@@ -1,0 +1,63 @@
+import { compareBuilds, roundOrder, type RunNumbers } from '../../bench/lib/ab';
+
+// The A/B summary (`npm run bench -- --against <ref>`): B ÷ A pooled over the rounds, each round's
+// own ratio, their range, and a difference called only when every round agrees.
+
+/** A run of `seconds` seconds answering `rps` per second (all 2xx) at `cpuMs` CPU per response. */
+const run = (rps: number, cpuMs: number, seconds = 2): RunNumbers => ({
+  ok: rps * seconds,
+  responses: rps * seconds,
+  seconds,
+  targetCpuMs: cpuMs * rps * seconds,
+});
+
+describe('the A/B comparison', () => {
+  it('gives B ÷ A of req/s and of CPU per request, pooled and round by round', () => {
+    const a = [run(100, 4), run(200, 4)];
+    const b = [run(110, 3), run(180, 3.6)];
+    const c = compareBuilds(a, b);
+    expect(c.rps.rounds.map((r) => r.toFixed(2))).toEqual(['1.10', '0.90']);
+    expect(c.rps.min).toBeCloseTo(0.9);
+    expect(c.rps.max).toBeCloseTo(1.1);
+    // Pooled: (220 + 360) / 4 s against (200 + 400) / 4 s.
+    expect(c.rps.pooled).toBeCloseTo(580 / 600);
+    expect(c.cpu.rounds.map((r) => r.toFixed(2))).toEqual(['0.75', '0.90']);
+    expect(c.cpuMs.a).toBeCloseTo(4);
+    expect(c.cpuMs.b).toBeCloseTo((3 * 220 + 3.6 * 360) / 580);
+    expect(c.cpu.pooled).toBeCloseTo(c.cpuMs.b / 4);
+  });
+
+  it('calls a difference only when every round points the same way', () => {
+    const faster = compareBuilds([run(100, 4), run(90, 4)], [run(120, 3), run(95, 3.9)]);
+    expect(faster.reading).toBe('B faster, B cheaper in every round');
+    const mixed = compareBuilds([run(100, 4), run(90, 4)], [run(120, 5), run(80, 3)]);
+    expect(mixed.reading).toBe('within the noise');
+    const dearer = compareBuilds([run(100, 2), run(100, 2)], [run(100, 3), run(100, 2.5)]);
+    expect(dearer.reading).toBe('B dearer in every round');
+  });
+
+  it('does not call a difference of less than 3%, nor one seen in a single round', () => {
+    const slight = compareBuilds([run(100, 2), run(100, 2)], [run(101, 2.02), run(102, 2.03)]);
+    expect(slight.rps.min).toBeGreaterThan(1);
+    expect(slight.reading).toBe('within the noise');
+    expect(compareBuilds([run(100, 2)], [run(150, 1)]).reading).toBe('within the noise');
+  });
+
+  it('has no CPU ratio for runs without a CPU reading, and refuses rounds that do not pair', () => {
+    const noCpu = { ok: 10, responses: 10, seconds: 1 };
+    const c = compareBuilds([noCpu], [noCpu]);
+    expect(c.rps.pooled).toBe(1);
+    expect(Number.isNaN(c.cpu.pooled)).toBe(true);
+    expect(c.reading).toBe('within the noise');
+    expect(() => compareBuilds([run(1, 1)], [])).toThrow(/pair up/);
+  });
+
+  it('runs A and B back to back in every round, each first in half of them', () => {
+    expect([1, 2, 3, 4].map(roundOrder)).toEqual([
+      ['A', 'B', 'baseline'],
+      ['baseline', 'B', 'A'],
+      ['A', 'B', 'baseline'],
+      ['baseline', 'B', 'A'],
+    ]);
+  });
+});
