@@ -1,5 +1,8 @@
-// Runs the suite on the embedded database, and again on PostgreSQL when one is reachable.
+// Runs the suite on the embedded database, and again on PostgreSQL when one is reachable; there,
+// the contract suites run a third time through pgbouncer in transaction mode when it is installed.
+const fs = require('node:fs');
 const net = require('node:net');
+const path = require('node:path');
 
 // Type-checking is `npm run typecheck`'s job; tests are transpiled file by file for speed.
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.test.json', diagnostics: false }];
@@ -25,15 +28,32 @@ function reachable(url) {
   });
 }
 
+/** pgbouncer's executable, if installed (Debian puts it in /usr/sbin, often not on PATH). */
+function pgbouncerBinary() {
+  const dirs = [...(process.env.PATH || '').split(path.delimiter), '/usr/sbin', '/usr/local/sbin'];
+  return dirs.map((dir) => path.join(dir, 'pgbouncer')).find((file) => fs.existsSync(file)) ?? null;
+}
+
+// Contract suites that run again through pgbouncer in transaction mode, with the pooler's own.
+const POOLED_SUITES = [
+  '<rootDir>/test/pooler/**/*.test.ts',
+  '<rootDir>/test/rest/meetings.test.ts',
+  '<rootDir>/test/rest/auth.test.ts',
+  '<rootDir>/test/rest/follows.test.ts',
+  '<rootDir>/test/subscriptions/server-sent-events.test.ts',
+];
+
 function project(name, globals, extra = {}) {
   return {
-    ...extra,
     displayName: name,
     testEnvironment: 'node',
     transform: { '^.+\\.ts$': tsJest },
     testMatch: ['<rootDir>/test/**/*.test.ts'],
+    // test/pooler needs pgbouncer in the path: only the pgbouncer project runs it.
+    testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/pooler/'],
     setupFiles: ['reflect-metadata'],
     globals,
+    ...extra,
   };
 }
 
@@ -53,6 +73,31 @@ module.exports = async () => {
     projects.push(
       project('postgres', { __TEST_DATABASE__: 'postgres', __TEST_DATABASE_URL__: url }),
     );
+    const pgbouncer = pgbouncerBinary();
+    if (pgbouncer || process.env.CI) {
+      // Without the binary (CI only) its set-up fails, saying so.
+      projects.push(
+        project(
+          'pgbouncer',
+          {
+            __TEST_DATABASE__: 'postgres',
+            __TEST_DATABASE_URL__: url,
+            __PGBOUNCER_BINARY__: pgbouncer,
+          },
+          {
+            testMatch: POOLED_SUITES,
+            testPathIgnorePatterns: ['/node_modules/'],
+            globalSetup: '<rootDir>/test/helpers/pgbouncer.setup.ts',
+            globalTeardown: '<rootDir>/test/helpers/pgbouncer.teardown.ts',
+          },
+        ),
+      );
+    } else {
+      console.warn(
+        'pgbouncer is not installed: the suites through a transaction pooler (project pgbouncer) ' +
+          'are skipped; `apt-get install pgbouncer` runs them (with CI set they must run)',
+      );
+    }
   } else {
     console.warn('PostgreSQL not reachable: running the suite on the embedded database only');
   }

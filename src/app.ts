@@ -172,7 +172,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
   });
   const hub = new EventHub();
   const listener = new NoticeListener({
-    url: database.url,
+    url: database.sessionUrl,
     logger,
     onNotice: (notice) => hub.deliver(notice),
     onSessionsEnded: (userId) => hub.sessionsEnded(userId),

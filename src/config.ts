@@ -35,6 +35,8 @@ const schema = z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info'),
     DATABASE_URL: optionalUrl,
+    DATABASE_POOLER: z.enum(['session', 'transaction']).default('session'),
+    DATABASE_DIRECT_URL: optionalUrl,
     DATA_DIR: z.string().min(1).default('./data'),
     EMBEDDED_RESTART_ATTEMPTS: z.coerce
       .number()
@@ -108,6 +110,24 @@ const schema = z
         message: 'must be set to a secret of your own in production (or set JWT_PRIVATE_KEY)',
       });
     }
+    if (env.DATABASE_POOLER === 'transaction' && !env.DATABASE_DIRECT_URL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DATABASE_DIRECT_URL'],
+        message:
+          'must be set when DATABASE_POOLER=transaction: a direct (session) connection to the ' +
+          'same database, for LISTEN and migrations, which a transaction pooler cannot carry',
+      });
+    }
+    if ((env.DATABASE_POOLER === 'transaction' || env.DATABASE_DIRECT_URL) && !env.DATABASE_URL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DATABASE_URL'],
+        message:
+          'must be set with DATABASE_POOLER=transaction or DATABASE_DIRECT_URL (the embedded ' +
+          'database is reached without a pooler)',
+      });
+    }
     if (Boolean(env.OAUTH_EXTERNAL_ISSUER) !== Boolean(env.OAUTH_EXTERNAL_JWKS_URL)) {
       ctx.addIssue({
         code: 'custom',
@@ -123,11 +143,31 @@ export type Env = z.infer<typeof schema>;
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
 
 /**
+ * How DATABASE_URL reaches PostgreSQL: straight or through a session pooler (`session`: a
+ * connection is one server session), or through a pooler that hands each transaction whichever
+ * server connection is free (`transaction`: pgbouncer's pool_mode=transaction, RDS Proxy, the
+ * Supabase and Neon poolers), where nothing may outlive a transaction: no named prepared
+ * statements, no session settings, no LISTEN.
+ */
+export type Pooler = 'session' | 'transaction';
+
+/**
  * Where the data lives: a PostgreSQL server, or the embedded PostgreSQL server this service runs
  * on a data directory of its own.
  */
 export type DatabaseConfig =
-  | { kind: 'postgres'; url: string; poolSize: number }
+  | {
+      kind: 'postgres';
+      url: string;
+      poolSize: number;
+      /** DATABASE_POOLER; absent: `session`. */
+      pooler?: Pooler;
+      /**
+       * DATABASE_DIRECT_URL: a session connection to the same database for LISTEN and
+       * migrations; absent: `url` serves them too.
+       */
+      directUrl?: string;
+    }
   | {
       kind: 'embedded';
       dataDir: string;
@@ -220,7 +260,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     port: env.PORT,
     logLevel: env.LOG_LEVEL,
     database: env.DATABASE_URL
-      ? { kind: 'postgres', url: env.DATABASE_URL, poolSize: env.DB_POOL_SIZE }
+      ? {
+          kind: 'postgres',
+          url: env.DATABASE_URL,
+          poolSize: env.DB_POOL_SIZE,
+          ...(env.DATABASE_POOLER === 'transaction' && { pooler: env.DATABASE_POOLER }),
+          ...(env.DATABASE_DIRECT_URL && { directUrl: env.DATABASE_DIRECT_URL }),
+        }
       : {
           kind: 'embedded',
           dataDir: env.DATA_DIR,

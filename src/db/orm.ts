@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
-import type { DatabaseConfig } from '../config';
+import type { DatabaseConfig, Pooler } from '../config';
 import type { DriverException } from '@mikro-orm/core';
 import { classifyDatabaseError } from '../shared/db-errors';
 import { DatabaseUnavailableError, NotFoundError } from '../shared/errors';
@@ -9,6 +9,7 @@ import { entities } from './entities';
 import { migrationsList } from './migrations';
 import { type EmbeddedServer, openEmbeddedServer } from './embedded/embedded-server';
 import type { QueryCounter } from './query-stats';
+import { sendUnnamed } from './rows';
 import { checkPostgres } from './preflight';
 
 export interface OpenOptions {
@@ -35,8 +36,13 @@ export interface OpenOptions {
 export interface Database {
   orm: MikroORM;
   kind: DatabaseConfig['kind'];
-  /** The server's connection URL (for connections of their own, such as the event listener). */
+  /** The server's connection URL, as the pool reaches it (through a pooler when there is one). */
   url: string;
+  /**
+   * A URL for connections that need a session of their own (the event listener's LISTEN,
+   * migrations): DATABASE_DIRECT_URL when set, else `url`.
+   */
+  sessionUrl: string;
   /** The embedded server this process started or joined (its health), on the embedded database. */
   embedded: EmbeddedServer | null;
   close(): Promise<void>;
@@ -78,9 +84,13 @@ export function buildOrmOptions(
   poolSize: number,
   counter?: QueryCounter,
   log?: (message: string) => void,
-  limits: Pick<OpenOptions, 'requestTimeoutMs' | 'driverLog'> = {},
+  limits: Pick<OpenOptions, 'requestTimeoutMs' | 'driverLog'> & { pooler?: Pooler } = {},
 ): Options {
-  const { requestTimeoutMs: timeoutMs, driverLog = () => undefined } = limits;
+  const { requestTimeoutMs: timeoutMs, driverLog = () => undefined, pooler = 'session' } = limits;
+  // A start-up parameter would set the timeout on whichever server connection a transaction
+  // pooler opened for someone else, and pgbouncer refuses connections that send it: behind one,
+  // requests are bounded by their deadline's cancel and the rest by the server's own setting.
+  const statementTimeout = timeoutMs && pooler === 'session' && { statement_timeout: timeoutMs };
   return {
     ...baseOptions(counter, log),
     clientUrl: url,
@@ -95,7 +105,7 @@ export function buildOrmOptions(
       log: { warn: driverLog, error: driverLog, deprecate: driverLog, debug: driverLog },
       // Sent at connection start-up; a statement blocked by a lock is cancelled too.
       ...(timeoutMs && {
-        connection: { statement_timeout: timeoutMs, connectionTimeoutMillis: timeoutMs },
+        connection: { ...statementTimeout, connectionTimeoutMillis: timeoutMs },
       }),
     },
   };
@@ -152,11 +162,14 @@ export async function openDatabase(
 ): Promise<Database> {
   const { migrate = true, counter, log, requestTimeoutMs, driverLog } = options;
   const { url, server } = await databaseServer(config, options);
+  const pooler = config.kind === 'postgres' ? config.pooler : undefined;
+  const sessionUrl = (config.kind === 'postgres' && config.directUrl) || url;
   let orm: MikroORM;
   try {
     if (migrate) {
-      // Migrations may rightly take longer than a request's statement: run them without its limits.
-      const migrator = await initOrm(buildOrmOptions(url, 1, undefined, log, { driverLog }));
+      // Migrations may rightly take longer than a request's statement: run them without its limits,
+      // in a session of their own.
+      const migrator = await initOrm(buildOrmOptions(sessionUrl, 1, undefined, log, { driverLog }));
       try {
         await migrator.getMigrator().up();
       } finally {
@@ -164,8 +177,11 @@ export async function openDatabase(
       }
     }
     orm = await initOrm(
-      buildOrmOptions(url, config.poolSize, counter, log, { requestTimeoutMs, driverLog }),
+      buildOrmOptions(url, config.poolSize, counter, log, { requestTimeoutMs, driverLog, pooler }),
     );
+    if (pooler === 'transaction') {
+      sendUnnamed(orm.em.getConnection().getKnex());
+    }
   } catch (error) {
     await server?.stop();
     throw error;
@@ -174,5 +190,5 @@ export async function openDatabase(
     await orm.close(true);
     await server?.stop();
   };
-  return { orm, kind: config.kind, url, embedded: server, close };
+  return { orm, kind: config.kind, url, sessionUrl, embedded: server, close };
 }

@@ -47,7 +47,8 @@ const ROLLBACK = /^\s*rollback\b/i;
  * Asks the server to cancel what the connection runs (the protocol's CancelRequest, sent on a
  * connection of its own: the busy one cannot be used, and a pooled one may not be free). Costs
  * nothing until a deadline is reached, where `SET statement_timeout` before each statement
- * would cost a round trip on every one.
+ * would cost a round trip on every one. Through pgbouncer the pid and key are pgbouncer's, which
+ * passes the cancel on to the server connection running the client's statement.
  */
 function cancelOnServer(client: PgClient): void {
   const { processID, secretKey } = client;
@@ -64,7 +65,9 @@ function cancelOnServer(client: PgClient): void {
     : connect(client.port, client.host);
   socket.setTimeout(5_000, () => socket.destroy());
   socket.on('error', () => undefined); // best effort: statement_timeout still bounds it
-  socket.end(message);
+  // Written, not ended: the receiver closes the connection once it has passed the cancel on, and
+  // pgbouncer drops a cancel whose sender closes first (as it always did here, measured on 1.18).
+  socket.write(message);
 }
 
 /**

@@ -164,7 +164,7 @@ export interface SelectOptions {
   /**
    * Keep the statement prepared on the connection (the default): parsed and planned once. Off for
    * statements whose best plan depends on the values, e.g. `ilike` patterns, which a generic plan
-   * serves badly.
+   * serves badly. Always off behind a transaction pooler ({@link sendUnnamed}).
    */
   prepared?: boolean;
 }
@@ -221,6 +221,19 @@ export function arrayLiteral(values: readonly string[]): string {
 
 const isServer = new WeakMap<Knex, boolean>();
 
+/** Knex instances whose connections must not keep statements prepared. */
+const unnamed = new WeakSet<Knex>();
+
+/**
+ * Statements through `knex` are sent unnamed (still parameterised: pg's extended protocol with the
+ * unnamed statement, parsed again each time). Behind a transaction pooler each transaction may get
+ * another server connection, where a statement named on the last one does not exist (pgbouncer
+ * before 1.21 has no support for named statements at all).
+ */
+export function sendUnnamed(knex: Knex): void {
+  unnamed.add(knex);
+}
+
 /** Whether statements go to a PostgreSQL server through pg (else through the embedded dialect). */
 export function onServer(knex: Knex): boolean {
   let server = isServer.get(knex);
@@ -268,7 +281,7 @@ async function runStatement(
         values: [...params],
         rowMode: 'array',
       };
-      if (options.prepared ?? true) {
+      if ((options.prepared ?? true) && !unnamed.has(knex)) {
         query.name = name;
       }
       const result = await client.query(query);

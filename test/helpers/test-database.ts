@@ -3,6 +3,7 @@ import { Client } from 'pg';
 import type { DatabaseConfig } from '../../src/config';
 import { type Database, openDatabase } from '../../src/db/orm';
 import { EMBEDDED_URL_VARIABLE } from './embedded-url';
+import { pgbouncerUrl, throughPooler } from './pgbouncer';
 
 declare const __TEST_DATABASE__: 'embedded' | 'postgres';
 declare const __TEST_DATABASE_URL__: string | undefined;
@@ -37,7 +38,9 @@ async function withAdmin<T>(adminUrl: string, fn: (client: Client) => Promise<T>
 
 /**
  * An empty database, freshly created on the project's server: the embedded PostgreSQL the service
- * ships (one server per run, from the same code the service starts it with), or PostgreSQL.
+ * ships (one server per run, from the same code the service starts it with), or PostgreSQL; in
+ * the pgbouncer project, reached through pgbouncer in transaction mode, with its direct URL for
+ * LISTEN and migrations (DATABASE_POOLER=transaction, DATABASE_DIRECT_URL).
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const admin = adminUrl();
@@ -45,8 +48,17 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await withAdmin(admin, (client) => client.query(`create database "${name}"`));
   const url = new URL(admin);
   url.pathname = `/${name}`;
+  const pooler = pgbouncerUrl();
   return {
-    config: { kind: 'postgres', url: url.toString(), poolSize: 5 },
+    config: pooler
+      ? {
+          kind: 'postgres',
+          url: throughPooler(url.toString(), pooler),
+          poolSize: 5,
+          pooler: 'transaction',
+          directUrl: url.toString(),
+        }
+      : { kind: 'postgres', url: url.toString(), poolSize: 5 },
     drop: () =>
       withAdmin(admin, async (client) => {
         await client.query(`drop database if exists "${name}" with (force)`);

@@ -91,6 +91,49 @@ describe('configuration', () => {
     });
   });
 
+  it('reaches PostgreSQL through a transaction pooler, with a direct URL for LISTEN and migrations', () => {
+    const env = {
+      DATABASE_URL: 'postgres://u@pooler:6432/x',
+      DATABASE_POOLER: 'transaction',
+      DATABASE_DIRECT_URL: 'postgres://u@db:5432/x',
+    };
+    expect(loadConfig(env).database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u@pooler:6432/x',
+      poolSize: 10,
+      pooler: 'transaction',
+      directUrl: 'postgres://u@db:5432/x',
+    });
+    // A direct URL alone (a session pooler in front): LISTEN and migrations still go straight.
+    expect(loadConfig({ ...env, DATABASE_POOLER: 'session' }).database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u@pooler:6432/x',
+      poolSize: 10,
+      directUrl: 'postgres://u@db:5432/x',
+    });
+  });
+
+  it('refuses a transaction pooler without DATABASE_DIRECT_URL, and pooler settings without DATABASE_URL', () => {
+    const problems = (env: Record<string, string>): string[] => {
+      try {
+        loadConfig(env);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        return (error as ConfigError).problems;
+      }
+      throw new Error('expected a ConfigError');
+    };
+    expect(
+      problems({ DATABASE_URL: 'postgres://u@pooler:6432/x', DATABASE_POOLER: 'transaction' }),
+    ).toEqual([expect.stringMatching(/^DATABASE_DIRECT_URL: must be set when DATABASE_POOLER=/)]);
+    expect(problems({ DATABASE_DIRECT_URL: 'postgres://u@db:5432/x' })).toEqual([
+      expect.stringMatching(/^DATABASE_URL: must be set with DATABASE_POOLER=transaction or/),
+    ]);
+    expect(
+      problems({ DATABASE_URL: 'postgres://u@db/x', DATABASE_POOLER: 'statement' })[0],
+    ).toMatch(/^DATABASE_POOLER:/);
+  });
+
   it('names every bad variable', () => {
     try {
       loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', DATABASE_URL: 'not a url' });
