@@ -2,10 +2,10 @@ import './runtime-start';
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { exitOnHelp, exitOnStartFailure, usage } from './command-line';
-import { type Config, ConfigError, loadConfig } from './config';
+import { type Config, ConfigError, type DatabaseConfig, loadConfig } from './config';
 import type { EmbeddedServer } from './db/embedded/embedded-server';
 import { EMBEDDED_FAILED_EXIT_CODE, reportEmbeddedHealth } from './db/embedded/health-report';
-import { databaseServer, openDatabase } from './db/orm';
+import { databaseServer, openDatabase, sessionTarget } from './db/orm';
 import { assertPortFree } from './http/port-check';
 import { createLogger } from './logger';
 import { clusterMetricsHandler } from './observability/cluster-metrics';
@@ -23,10 +23,12 @@ async function startDatabase(
   await assertPortFree(config.port, config.host);
   const started = await databaseServer(config.database, { log });
   if (config.migrateOnStart) {
-    const database = await openDatabase(
-      { kind: 'postgres', url: started.url, poolSize: 1 },
-      { migrate: true, log },
-    );
+    // Behind a pooler, straight to DATABASE_DIRECT_URL.
+    const target: DatabaseConfig =
+      config.database.kind === 'postgres'
+        ? sessionTarget(config.database)
+        : { kind: 'postgres', url: started.url, poolSize: 1 };
+    const database = await openDatabase({ ...target, poolSize: 1 }, { migrate: true, log });
     await database.close();
   }
   return started;

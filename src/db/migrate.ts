@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import { exitOnHelp, usage } from '../command-line';
 import { ConfigError, loadConfig } from '../config';
 import { StartupError } from '../shared/startup-error';
-import { openDatabase } from './orm';
+import { openDatabase, sessionTarget } from './orm';
 
 /** Applies pending migrations to the configured database and exits. */
 async function main(): Promise<void> {
@@ -16,8 +16,12 @@ async function main(): Promise<void> {
     ),
   );
   const config = loadConfig();
-  // On the embedded database, a running service's server is joined, not refused.
-  const database = await openDatabase(config.database, { migrate: false, attach: true });
+  // On the embedded database, a running service's server is joined, not refused; behind a
+  // pooler, migrations go straight to DATABASE_DIRECT_URL.
+  const database = await openDatabase(sessionTarget(config.database), {
+    migrate: false,
+    attach: true,
+  });
   try {
     const applied = await database.orm.getMigrator().up();
     console.log(

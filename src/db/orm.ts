@@ -155,6 +155,16 @@ export async function databaseServer(
   return { url: server.url, server };
 }
 
+/**
+ * The database as work that needs a session of its own reaches it (migrations): straight at
+ * DATABASE_DIRECT_URL when one is set, else as configured.
+ */
+export function sessionTarget(config: DatabaseConfig): DatabaseConfig {
+  return config.kind === 'postgres' && config.directUrl
+    ? { kind: 'postgres', url: config.directUrl, poolSize: 1 }
+    : config;
+}
+
 /** Opens the configured database and, unless told otherwise, brings its schema up to date. */
 export async function openDatabase(
   config: DatabaseConfig,
