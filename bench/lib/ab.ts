@@ -9,8 +9,11 @@ export type RunNumbers = Pick<LoadResult, 'ok' | 'seconds' | 'responses' | 'targ
 
 /** A ratio B ÷ A over all rounds, with each round's own ratio. */
 export interface Spread {
-  /** Over all rounds pooled: B's total ÷ A's total. */
-  pooled: number;
+  /**
+   * The geometric mean of the rounds' ratios: always between the least and the greatest, which a
+   * ratio of totals is not (a fast round weighs more in the totals of the side it was fast for).
+   */
+  mean: number;
   /** B ÷ A of each round, in round order. */
   rounds: number[];
   min: number;
@@ -27,7 +30,7 @@ export interface AbComparison {
   cpuMs: { a: number; b: number };
   /**
    * `B faster`/`B slower` (req/s), `B cheaper`/`B dearer` (CPU) only when two or more rounds all
-   * agree and the pooled ratio is off 1 by {@link LEAST_CALLED} or more; else `within the noise`.
+   * agree and their mean is off 1 by {@link LEAST_CALLED} or more; else `within the noise`.
    */
   reading: string;
 }
@@ -53,12 +56,15 @@ function spread(
     const other = b[i];
     return other ? of([other]) / of([run]) : Number.NaN;
   });
-  const finite = rounds.filter(Number.isFinite);
+  const finite = rounds.filter((r) => Number.isFinite(r) && r > 0);
+  if (finite.length === 0) {
+    return { mean: Number.NaN, rounds, min: Number.NaN, max: Number.NaN };
+  }
   return {
-    pooled: of(b) / of(a),
+    mean: Math.exp(finite.reduce((n, r) => n + Math.log(r), 0) / finite.length),
     rounds,
-    min: finite.length > 0 ? Math.min(...finite) : Number.NaN,
-    max: finite.length > 0 ? Math.max(...finite) : Number.NaN,
+    min: Math.min(...finite),
+    max: Math.max(...finite),
   };
 }
 
@@ -73,7 +79,7 @@ function direction(s: Spread, above: string, below: string): string | null {
   if (s.rounds.length < 2 || s.rounds.some((r) => !Number.isFinite(r))) {
     return null;
   }
-  if (Math.abs(s.pooled - 1) < LEAST_CALLED) {
+  if (Math.abs(s.mean - 1) < LEAST_CALLED) {
     return null;
   }
   return s.min > 1 ? above : s.max < 1 ? below : null;

@@ -1,4 +1,4 @@
-import type { AbComparison, Spread } from './ab';
+import { type AbComparison, LEAST_CALLED, type Spread } from './ab';
 import { int, ms, ratio, statements } from './format';
 import type { ScenarioInfo } from './scenarios';
 import type { Summary } from './stats';
@@ -33,9 +33,9 @@ export interface AbReport {
 
 const times = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(2)}×` : '–');
 
-/** The pooled ratio in bold, then the range over rounds. */
+/** The mean ratio in bold, then the range over rounds. */
 const withRange = (s: Spread): string =>
-  `**${times(s.pooled)}** (${s.rounds.length > 1 ? `${times(s.min)}–${times(s.max)}` : 'one round'})`;
+  `**${times(s.mean)}** (${s.rounds.length > 1 ? `${times(s.min)}–${times(s.max)}` : 'one round'})`;
 
 const each = (s: Spread): string => s.rounds.map((r) => r.toFixed(2)).join(', ');
 
@@ -57,10 +57,11 @@ export function abMarkdown(report: AbReport): string {
     '',
     '## B against A',
     '',
-    'B ÷ A over all rounds pooled (in bold), then the least and greatest of the rounds’ own ' +
-      'ratios: above 1× for req/s, and below 1× for CPU per request, B is better. "Node CPU" is ' +
-      'the service process’s CPU time per response, read from /proc (it does not depend on how ' +
-      'busy the machine was, unlike req/s). A difference is called only when every round agrees.',
+    'B ÷ A: the geometric mean of the rounds’ own ratios (in bold), then the least and the ' +
+      'greatest of them, then each. Above 1× for req/s, and below 1× for CPU per request, B is ' +
+      'better. "Node CPU" is the service process’s CPU time per response, read from /proc (it ' +
+      'moves much less with what else the machine runs than req/s does). The reading calls a ' +
+      `difference only when two or more rounds all agree and it is ${LEAST_CALLED * 100}% or more.`,
     '',
     '| scenario | req/s A | req/s B | B ÷ A req/s | each round | Node CPU ms/req A | Node CPU ms/req B | B ÷ A CPU | each round | A ÷ baseline req/s | B ÷ baseline req/s | SQL/req A; B | reading |',
     '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |',

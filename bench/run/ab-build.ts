@@ -22,8 +22,9 @@ export interface Build {
   changes: string[];
 }
 
-function git(args: readonly string[]): string {
-  return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+function git(args: readonly string[], trim = true): string {
+  const out = execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' });
+  return trim ? out.trim() : out;
 }
 
 function run(command: string, args: readonly string[], cwd: string, what: string): void {
@@ -101,7 +102,8 @@ export function buildRef(ref: string): Build {
 /** Build B: the working tree as it is (`npm run build` has just compiled it into dist/). */
 export function workingTreeBuild(): Build {
   const commit = git(['rev-parse', '--short=7', 'HEAD']);
-  const changes = git(['status', '--porcelain', '--', 'src', 'rest', 'package.json'])
+  // Not trimmed: each line starts with two status columns, the first often a space.
+  const changes = git(['status', '--porcelain', '--', 'src', 'rest', 'package.json'], false)
     .split('\n')
     .filter(Boolean)
     .map((line) => line.slice(3));

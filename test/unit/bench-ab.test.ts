@@ -1,7 +1,7 @@
 import { compareBuilds, roundOrder, type RunNumbers } from '../../bench/lib/ab';
 
-// The A/B summary (`npm run bench -- --against <ref>`): B ÷ A pooled over the rounds, each round's
-// own ratio, their range, and a difference called only when every round agrees.
+// The A/B summary (`npm run bench -- --against <ref>`): each round's B ÷ A, their geometric mean
+// and range, and a difference called only when every round agrees.
 
 /** A run of `seconds` seconds answering `rps` per second (all 2xx) at `cpuMs` CPU per response. */
 const run = (rps: number, cpuMs: number, seconds = 2): RunNumbers => ({
@@ -12,19 +12,18 @@ const run = (rps: number, cpuMs: number, seconds = 2): RunNumbers => ({
 });
 
 describe('the A/B comparison', () => {
-  it('gives B ÷ A of req/s and of CPU per request, pooled and round by round', () => {
+  it('gives B ÷ A of req/s and of CPU per request, round by round and their geometric mean', () => {
     const a = [run(100, 4), run(200, 4)];
     const b = [run(110, 3), run(180, 3.6)];
     const c = compareBuilds(a, b);
     expect(c.rps.rounds.map((r) => r.toFixed(2))).toEqual(['1.10', '0.90']);
     expect(c.rps.min).toBeCloseTo(0.9);
     expect(c.rps.max).toBeCloseTo(1.1);
-    // Pooled: (220 + 360) / 4 s against (200 + 400) / 4 s.
-    expect(c.rps.pooled).toBeCloseTo(580 / 600);
+    expect(c.rps.mean).toBeCloseTo(Math.sqrt(1.1 * 0.9));
     expect(c.cpu.rounds.map((r) => r.toFixed(2))).toEqual(['0.75', '0.90']);
     expect(c.cpuMs.a).toBeCloseTo(4);
     expect(c.cpuMs.b).toBeCloseTo((3 * 220 + 3.6 * 360) / 580);
-    expect(c.cpu.pooled).toBeCloseTo(c.cpuMs.b / 4);
+    expect(c.cpu.mean).toBeCloseTo(Math.sqrt(0.75 * 0.9));
   });
 
   it('calls a difference only when every round points the same way', () => {
@@ -46,8 +45,8 @@ describe('the A/B comparison', () => {
   it('has no CPU ratio for runs without a CPU reading, and refuses rounds that do not pair', () => {
     const noCpu = { ok: 10, responses: 10, seconds: 1 };
     const c = compareBuilds([noCpu], [noCpu]);
-    expect(c.rps.pooled).toBe(1);
-    expect(Number.isNaN(c.cpu.pooled)).toBe(true);
+    expect(c.rps.mean).toBe(1);
+    expect(Number.isNaN(c.cpu.mean)).toBe(true);
     expect(c.reading).toBe('within the noise');
     expect(() => compareBuilds([run(1, 1)], [])).toThrow(/pair up/);
   });
