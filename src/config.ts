@@ -167,6 +167,8 @@ export type DatabaseConfig =
        * migrations; absent: `url` serves them too.
        */
       directUrl?: string;
+      /** The variable that names `url`, for start-up errors; absent: DATABASE_URL. */
+      urlVariable?: string;
     }
   | {
       kind: 'embedded';

@@ -144,7 +144,13 @@ export async function databaseServer(
   options: OpenOptions,
 ): Promise<{ url: string; server: EmbeddedServer | null }> {
   if (config.kind === 'postgres') {
-    await checkPostgres(config.url, 'DATABASE_URL', options.log ?? console.log);
+    const log = options.log ?? console.log;
+    // The direct URL first: a database missing there is created on a session of its own, not
+    // through the pooler.
+    if (config.directUrl) {
+      await checkPostgres(config.directUrl, 'DATABASE_DIRECT_URL', log);
+    }
+    await checkPostgres(config.url, config.urlVariable ?? 'DATABASE_URL', log);
     return { url: config.url, server: null };
   }
   const server = await openEmbeddedServer(config.dataDir, {
@@ -161,7 +167,7 @@ export async function databaseServer(
  */
 export function sessionTarget(config: DatabaseConfig): DatabaseConfig {
   return config.kind === 'postgres' && config.directUrl
-    ? { kind: 'postgres', url: config.directUrl, poolSize: 1 }
+    ? { kind: 'postgres', url: config.directUrl, poolSize: 1, urlVariable: 'DATABASE_DIRECT_URL' }
     : config;
 }
 

@@ -162,6 +162,20 @@ describe('start-up errors: one line, naming what to change', () => {
     expect(result.stdout + result.stderr).not.toContain('hunter2');
   });
 
+  it('behind a pooler, an unreachable direct URL is named by its own variable', async () => {
+    const closed = await freePort();
+    const result = await run('src/db/migrate.js', {
+      DATABASE_URL: adminUrl(),
+      DATABASE_POOLER: 'transaction',
+      DATABASE_DIRECT_URL: `postgres://someone:hunter2-secret@127.0.0.1:${closed}/meetings`,
+    });
+    expect(result.code).toBe(69);
+    expect(result.stderr).toBe(
+      `cannot reach the database at 127.0.0.1:${closed} named by DATABASE_DIRECT_URL (ECONNREFUSED)\n`,
+    );
+    expect(result.stdout + result.stderr).not.toContain('hunter2');
+  });
+
   it('something else than PostgreSQL on that port is said so', async () => {
     // An HTTP-like server: it answers the start-up message with text and closes.
     const impostor = createServer((socket) => {
