@@ -83,6 +83,7 @@ module.exports = async () => {
             __TEST_DATABASE__: 'postgres',
             __TEST_DATABASE_URL__: url,
             __PGBOUNCER_BINARY__: pgbouncer,
+            __THROUGH_PGBOUNCER__: true,
           },
           {
             testMatch: POOLED_SUITES,

@@ -8,9 +8,17 @@ import { Client } from 'pg';
 /** The environment variable through which the pgbouncer project's pooler reaches the tests. */
 export const PGBOUNCER_URL_VARIABLE = 'MEETINGS_TEST_PGBOUNCER_URL';
 
-/** pgbouncer's address as the tests' workers see it; null outside the pgbouncer project. */
+/** Set (true) in the globals of the pgbouncer project only (jest.config.js). */
+declare const __THROUGH_PGBOUNCER__: boolean | undefined;
+
+/**
+ * pgbouncer's address as the tests' workers see it; null outside the pgbouncer project. The
+ * set-up's variable reaches the workers of every project (jest's process environment is one), so
+ * the project's own global decides whether its databases are reached through the pooler.
+ */
 export function pgbouncerUrl(): string | null {
-  return process.env[PGBOUNCER_URL_VARIABLE] || null;
+  const inProject = typeof __THROUGH_PGBOUNCER__ !== 'undefined' && __THROUGH_PGBOUNCER__;
+  return inProject ? process.env[PGBOUNCER_URL_VARIABLE] || null : null;
 }
 
 /** The database `direct` names, reached through the pooler at `pooler`. */
