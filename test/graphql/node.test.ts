@@ -93,9 +93,11 @@ describe('refetching any object by id (node, nodes)', () => {
   });
 
   it('answers null alike for an unknown id, a malformed one and a hidden user', async () => {
-    await t.seed.update(stranger, { isActive: false });
-    expect(await node(stranger.id, owner)).toBeNull();
-    await t.seed.update(stranger, { isActive: true });
+    // A user of its own: deactivation ends that user's sessions for good (their tokens are refused
+    // after reactivation too), which the other tests' users must not suffer.
+    const hidden = await t.seed.user();
+    await t.seed.update(hidden, { isActive: false });
+    expect(await node(hidden.id, owner)).toBeNull();
     expect(await node(UNKNOWN_ID, owner)).toBeNull();
     expect(await node('not-a-uuid', owner)).toBeNull();
   });
