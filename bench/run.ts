@@ -1,7 +1,7 @@
 import { cleanupWrites, databaseName, readFixtures } from './lib/db';
 import { parseOptions, USAGE, UsageError } from './lib/options';
 import { memoryOf } from './lib/processes';
-import { eventsSection, markdown, type Report } from './lib/report';
+import { eventsSection, markdown, type Report, runSettings } from './lib/report';
 import { SCENARIOS, sendAcceptEncoding } from './lib/scenarios';
 import type { Summary } from './lib/stats';
 import { buildRef, workingTreeBuild } from './run/ab-build';
@@ -150,14 +150,11 @@ async function main(argv: readonly string[]): Promise<void> {
       startedAt: new Date(started).toISOString(),
       finishedSeconds: (Date.now() - started) / 1000,
       environment: await environment(dbUrl),
-      settings: {
-        connections: options.connections,
-        warmupSeconds: options.warmupSeconds,
-        durationSeconds: options.durationSeconds,
-        rounds: options.rounds,
-        database: databaseName(dbUrl),
-        data: `${fmt(spec.users)} users × ${spec.followsPerUser} follows, ${fmt(spec.meetings)} meetings of 2–12, one of ${spec.bigMeeting}, ${spec.invitations} pending invitations`,
-      },
+      settings: runSettings(
+        options,
+        databaseName(dbUrl),
+        `${fmt(spec.users)} users × ${spec.followsPerUser} follows, ${fmt(spec.meetings)} meetings of 2–12, one of ${spec.bigMeeting}, ${spec.invitations} pending invitations`,
+      ),
       scenarios: rows,
       searchQueries: [...searchCounts].map(([q, count]) => ({ q, count })),
       peakRss,

@@ -1,5 +1,6 @@
 import { type AbComparison, LEAST_CALLED, type Spread } from './ab';
 import { int, ms, ratio, statements } from './format';
+import type { RunSettings } from './report';
 import type { ScenarioInfo } from './scenarios';
 import type { Summary } from './stats';
 
@@ -11,14 +12,7 @@ export interface AbReport {
   quick: boolean;
   startedAt: string;
   finishedSeconds: number;
-  settings: {
-    connections: number;
-    warmupSeconds: number;
-    durationSeconds: number;
-    rounds: number;
-    database: string;
-    data: string;
-  };
+  settings: RunSettings;
   scenarios: {
     info: ScenarioInfo;
     a: Summary;

@@ -5,19 +5,32 @@ import type { ScenarioInfo } from './scenarios';
 import type { Summary } from './stats';
 
 /** Everything one benchmark run found, as written to results/<name>.json and .md. */
+/** How a run loaded the service: the same block heads the full report and the A/B report. */
+export interface RunSettings {
+  connections: number;
+  warmupSeconds: number;
+  durationSeconds: number;
+  rounds: number;
+  database: string;
+  data: string;
+}
+
+/** The settings block of a run, from its options, its database's name and what that holds. */
+export function runSettings(
+  options: Pick<RunSettings, 'connections' | 'warmupSeconds' | 'durationSeconds' | 'rounds'>,
+  database: string,
+  data: string,
+): RunSettings {
+  const { connections, warmupSeconds, durationSeconds, rounds } = options;
+  return { connections, warmupSeconds, durationSeconds, rounds, database, data };
+}
+
 export interface Report {
   mode: 'full' | 'quick';
   startedAt: string;
   finishedSeconds: number;
   environment: Record<string, string>;
-  settings: {
-    connections: number;
-    warmupSeconds: number;
-    durationSeconds: number;
-    rounds: number;
-    database: string;
-    data: string;
-  };
+  settings: RunSettings;
   scenarios: {
     info: ScenarioInfo;
     service: Summary;

@@ -5,6 +5,7 @@ import { cleanupWrites, type DataSpec, databaseName, readFixtures } from '../lib
 import type { BenchOptions } from '../lib/options';
 import { RESULTS } from '../lib/paths';
 import type { Server } from '../lib/processes';
+import { runSettings } from '../lib/report';
 import { abMarkdown, type AbReport } from '../lib/report-ab';
 import { SCENARIOS } from '../lib/scenarios';
 import { summarize } from '../lib/stats';
@@ -93,14 +94,11 @@ export async function abMode(
       quick: options.quick,
       startedAt: new Date(started).toISOString(),
       finishedSeconds: (Date.now() - started) / 1000,
-      settings: {
-        connections: options.connections,
-        warmupSeconds: options.warmupSeconds,
-        durationSeconds: options.durationSeconds,
-        rounds: options.rounds,
-        database: databaseName(dbUrl),
-        data: `${fmt(spec.users)} users × ${spec.followsPerUser} follows, ${fmt(spec.meetings)} meetings`,
-      },
+      settings: runSettings(
+        options,
+        databaseName(dbUrl),
+        `${fmt(spec.users)} users × ${spec.followsPerUser} follows, ${fmt(spec.meetings)} meetings`,
+      ),
       scenarios: rows,
       notes: [
         `Before timing, every scenario's requests went to A and to B: status and body byte-for-byte equal (writes: equal but for the new participant's id, meeting id and timestamps, and the same stored statuses); B's also equal to the baseline's.`,
