@@ -42,8 +42,6 @@ export default tseslint.config(
         console: 'readonly',
         URL: 'readonly',
         __dirname: 'readonly',
-        fetch: 'readonly',
-        setTimeout: 'readonly',
       },
     },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
