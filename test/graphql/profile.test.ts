@@ -187,9 +187,19 @@ describe('the password change', () => {
     const won = attempts.filter((attempt) => attempt.data?.changePassword);
     const lost = attempts.filter((attempt) => attempt.errors);
     expect(won).toHaveLength(1);
-    expect(lost.map((attempt) => attempt.errors?.[0]?.extensions?.['fields'])).toEqual([
-      { currentPassword: 'MISMATCH' },
-    ]);
+    // The loser is refused: either it reached the row lock and found the password changed, or
+    // (when it was authenticated only after the winner committed) its session had already ended
+    // with the change (contract §7). It never wins.
+    expect(lost).toHaveLength(1);
+    const refusal = lost[0]?.errors?.[0]?.extensions;
+    expect([
+      { fields: { currentPassword: 'MISMATCH' } },
+      { code: 'UNAUTHENTICATED', reason: 'INVALID_TOKEN' },
+    ]).toContainEqual(
+      refusal?.['fields']
+        ? { fields: refusal['fields'] }
+        : { code: refusal?.['code'], reason: refusal?.['reason'] },
+    );
     // The winner's new password signs in, the loser's does not; the record says when it changed.
     const winner = attempts.indexOf(won[0] as (typeof attempts)[number]);
     const [winning, losing] =
