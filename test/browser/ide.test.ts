@@ -7,6 +7,7 @@ import type { SeededUser } from '../helpers/seed';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { testDatabaseKind } from '../helpers/test-database';
 import { meetingBody } from '../rest/rest-fixtures';
+import { HOME_PAGE_LINKS } from '../helpers/home-links';
 
 const CHROMIUM = '/usr/bin/chromium';
 /** Nothing but this service: no background updates, sync or QUIC probes of Google's. */
@@ -113,14 +114,7 @@ suite('The pages in a browser (headless Chromium)', () => {
     const links = await page.$$eval('a[href]', (anchors) =>
       anchors.map((anchor) => anchor.getAttribute('href') ?? ''),
     );
-    expect(links).toEqual([
-      '/graphql',
-      '/api/v1/docs',
-      '/api/v1/openapi.json',
-      '/graphql/schema.graphql',
-      '/health/liveness',
-      '/health/readiness',
-    ]);
+    expect(links).toEqual(HOME_PAGE_LINKS);
     const followed: Array<{ link: string; status: number }> = [];
     for (const link of links) {
       await page.goto(`${t.url}/`);

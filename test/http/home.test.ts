@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestApp, type TestApp } from '../helpers/test-app';
+import { HOME_PAGE_LINKS } from '../helpers/home-links';
 
 const COMMITTED_SDL = readFileSync(join(__dirname, '../../schema/schema.graphql'), 'utf8');
 
@@ -22,14 +23,7 @@ describe('The home page', () => {
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
     const html = await response.text();
     expect(html).toContain('<title>Meeting API</title>');
-    expect(linksOf(html)).toEqual([
-      '/graphql',
-      '/api/v1/docs',
-      '/api/v1/openapi.json',
-      '/graphql/schema.graphql',
-      '/health/liveness',
-      '/health/readiness',
-    ]);
+    expect(linksOf(html)).toEqual(HOME_PAGE_LINKS);
   });
 
   it('loads nothing: no script, no stylesheet, no URL of another origin', async () => {
