@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import busboy from 'busboy';
-import { HttpRequestError } from '../src/http/http-errors';
+import { HttpRequestError } from '../src/platform/http/http-errors';
 
 /** What a route reads from the request body. */
 export type BodyKind =

@@ -1,5 +1,5 @@
-import { validationCode } from '../src/http/http-errors';
-import type { ValidationReason } from '../src/shared/errors';
+import { validationCode } from '../src/platform/http/http-errors';
+import type { ValidationReason } from '../src/platform/shared/errors';
 import type { ClientInput } from './openapi-inputs';
 import type { JsonObject } from './openapi-schemas';
 
@@ -13,7 +13,7 @@ const reasonByFormat: Readonly<Record<string, ValidationReason>> = {
 /**
  * The reason a value breaking a JSON Schema keyword is refused with: the keywords come from the
  * inputs' validators (openapi-inputs.ts keywordsOf), so this reads them back in the order the
- * service reports them (src/shared/validation.ts: missing, then length, format, range).
+ * service reports them (src/platform/shared/validation.ts: missing, then length, format, range).
  */
 const reasonByKeyword: ReadonlyArray<
   [keyword: string, reason: (value: unknown) => ValidationReason | undefined]

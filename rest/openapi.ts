@@ -1,5 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
-import { HEALTH_PATH } from '../src/http/health.routes';
+import { HEALTH_PATH } from '../src/platform/http/health.routes';
 import { type ClientInput, operationInputs } from './openapi-inputs';
 import {
   responseRef,
@@ -69,7 +69,7 @@ const dispatched: Readonly<
   },
 };
 
-/** The health probes: plain handlers (src/http/health.routes.ts), not table routes. */
+/** The health probes: plain handlers (src/platform/http/health.routes.ts), not table routes. */
 const healthProbes: ReadonlyArray<{
   path: string;
   operationId: string;

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type VariablePosition, variablePositions } from '../src/graphql/argument-rules';
-import { compileOperation, type RunOperation } from '../src/graphql/compiled-query';
+import { type VariablePosition, variablePositions } from '../src/platform/graphql/argument-rules';
+import { compileOperation, type RunOperation } from '../src/platform/graphql/compiled-query';
 import { toSnake } from './names';
 import { wireEnumSerializers, withWireNames } from './wire-output';
 import {

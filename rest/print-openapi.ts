@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createSchema } from '../src/schema/build-schema';
+import { createSchema } from '../src/modules';
 import { buildOpenApiDocument } from './openapi';
 
 /** Prints the OpenAPI document of the REST facade (for `npm run lint:openapi`). */

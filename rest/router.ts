@@ -1,16 +1,17 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
-import { type AppDependencies, createContext, type Context } from '../src/context';
+import type { Context } from '../src/context';
+import type { RequestInfo } from '../src/platform/auth/authenticate';
 import {
   argumentRuleFailures,
   besideTypeFailures,
   operationNeedsViewer,
   variablePathOf,
-} from '../src/graphql/argument-rules';
-import { HttpRequestError, notFound, sendHttpError } from '../src/http/http-errors';
-import { currentRequest } from '../src/observability/request-scope';
-import { type FieldErrors, ValidationFailedError } from '../src/shared/errors';
+} from '../src/platform/graphql/argument-rules';
+import { HttpRequestError, notFound, sendHttpError } from '../src/platform/http/http-errors';
+import { currentRequest } from '../src/platform/observability/request-scope';
+import { type FieldErrors, ValidationFailedError } from '../src/platform/shared/errors';
 import { BODY_LIMIT_BYTES, readBody } from './body';
 import { loadOperations, type PreparedOperation } from './operations';
 import type { RouteSpec } from './route';
@@ -61,7 +62,8 @@ const oauthBodyParsers: RequestHandler[] = bodyParsers.map(
 
 interface Executor {
   schema: GraphQLSchema;
-  deps: AppDependencies;
+  /** The context of one operation, as /graphql builds it (given by the app). */
+  createContext: (request: RequestInfo) => Promise<Context>;
   logger: Logger;
   operations: ReadonlyMap<string, PreparedOperation>;
 }
@@ -169,7 +171,7 @@ function handle(route: RouteSpec, executor: Executor): RequestHandler {
         query: req.query as Record<string, unknown>,
         body: route.body === 'none' ? NO_BODY : await readBody(req, route.body),
       };
-      const context = await createContext(executor.deps, {
+      const context = await executor.createContext({
         authorization: req.headers.authorization,
         ip: req.ip ?? 'unknown',
       });
@@ -217,7 +219,7 @@ function checkRoutes(routes: readonly RouteSpec[], executor: Executor): void {
 /** The REST facade: every declared route, each running its GraphQL operation in-process. */
 export function restRouter(options: {
   schema: GraphQLSchema;
-  deps: AppDependencies;
+  createContext: (request: RequestInfo) => Promise<Context>;
   logger: Logger;
   routes?: readonly RouteSpec[];
 }): RequestHandler {

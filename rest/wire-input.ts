@@ -9,8 +9,8 @@ import {
   valueFromAST,
   type VariableDefinitionNode,
 } from 'graphql';
-import { checkValue, intReason, type Report, standIn } from '../src/graphql/input-check';
-import type { FieldErrors, ValidationReason } from '../src/shared/errors';
+import { checkValue, intReason, type Report, standIn } from '../src/platform/graphql/input-check';
+import type { FieldErrors, ValidationReason } from '../src/platform/shared/errors';
 import type { PreparedOperation } from './operations';
 import { clientFieldPath, toSnake } from './names';
 

@@ -7,45 +7,46 @@ import compression from 'compression';
 import express, { type Express } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
-import { AttemptLimiter } from './auth/attempt-limiter';
-import { loadSigningKey } from './auth/keys';
-import { PasswordHasher, type PasswordHashCost } from './auth/password';
-import { DEFAULT_ISSUER, TokenService } from './auth/tokens';
+import { AttemptLimiter } from './platform/auth/attempt-limiter';
+import { loadSigningKey } from './platform/auth/keys';
+import { PasswordHasher, type PasswordHashCost } from './platform/auth/password';
+import { DEFAULT_ISSUER, TokenService } from './platform/auth/tokens';
 import type { Config } from './config';
-import { type AppDependencies, createContext } from './context';
-import { guardDatabase } from './db/database-guard';
-import { type Database, openDatabase } from './db/orm';
-import { QueryCounter } from './db/query-stats';
-import { EventHub } from './events/event-hub';
-import { startLiveServer } from './events/live-server';
-import { NoticeListener } from './events/notice-listener';
-import { SSE_PATH } from './events/sse-handler';
-import { graphqlArmor } from './graphql/armor';
-import { createApolloServer, GRAPHQL_PATH } from './graphql/apollo';
-import { formatError } from './graphql/format-error';
+import { type AppDependencies, authenticateCaller, createContext } from './context';
+import { guardDatabase } from './platform/postgres/database-guard';
+import { type Database, openDatabase } from './platform/postgres/orm';
+import { QueryCounter } from './platform/sql/query-stats';
+import { EventHub } from './platform/live/event-hub';
+import { startLiveServer } from './platform/live/live-server';
+import { NoticeListener } from './platform/live/notice-listener';
+import { SSE_PATH } from './platform/live/sse-handler';
+import { graphqlArmor } from './platform/graphql/armor';
+import { createApolloServer, GRAPHQL_PATH } from './platform/graphql/apollo';
+import { formatError } from './platform/graphql/format-error';
 import {
   graphiqlIde,
   IDE_ASSETS_PATH,
   OLD_GRAPHIQL_PATH,
   toGraphiqlAtEndpoint,
-} from './graphql/graphiql';
-import { SDL_PATH, sdlDownload } from './graphql/sdl-download';
-import { loadTrustedDocuments } from './graphql/trusted-documents';
-import { trustedDocumentsGuard } from './graphql/trusted-documents-http';
-import { HEALTH_PATH, healthRoutes } from './http/health.routes';
-import { errorHandler, notFound } from './http/http-errors';
-import { oauthMetadataRoutes, WELL_KNOWN_PATH } from './http/oauth-metadata.routes';
-import { HOME_PATH, homePage } from './http/home';
-import { corsPolicy, securityHeaders } from './http/security';
-import { createLogger } from './logger';
-import { Metrics } from './observability/metrics';
-import { listenForMetrics } from './observability/metrics-server';
-import { scrub } from './observability/log-safety';
-import { requestTracking, withoutDeadline } from './observability/request-tracking';
-import { createSchema } from './schema/build-schema';
+} from './platform/graphql/graphiql';
+import { SDL_PATH, sdlDownload } from './platform/graphql/sdl-download';
+import { loadTrustedDocuments } from './platform/graphql/trusted-documents';
+import { trustedDocumentsGuard } from './platform/graphql/trusted-documents-http';
+import { HEALTH_PATH, healthRoutes } from './platform/http/health.routes';
+import { errorHandler, notFound } from './platform/http/http-errors';
+import { oauthMetadataRoutes, WELL_KNOWN_PATH } from './platform/http/oauth-metadata.routes';
+import { HOME_PATH, homePage } from './home';
+import { corsPolicy, securityHeaders } from './platform/http/security';
+import { createLogger } from './platform/observability/logger';
+import { Metrics } from './platform/observability/metrics';
+import { listenForMetrics } from './platform/observability/metrics-server';
+import { scrub } from './platform/observability/log-safety';
+import { requestTracking, withoutDeadline } from './platform/observability/request-tracking';
+import { createSchema, liveEvents } from './modules';
 import { docsRouter } from '../rest/docs';
 import { operationDocuments } from '../rest/operations';
 import { REST_PREFIX, restRouter } from '../rest/router';
+import { dataModel } from './data-model';
 
 export interface CreateAppOptions {
   config: Config;
@@ -81,6 +82,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
   const logger = options.logger ?? createLogger(config);
   const queries = new QueryCounter();
   const database = await openDatabase(config.database, {
+    model: dataModel,
     migrate: options.migrate ?? true,
     counter: queries,
     requestTimeoutMs: config.requestTimeoutMs,
@@ -170,10 +172,11 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     builtIn: operationDocuments().map((operation) => operation.document),
     logger,
   });
-  const hub = new EventHub();
+  const hub = new EventHub(liveEvents.topicsOf);
   const listener = new NoticeListener({
     url: database.sessionUrl,
     logger,
+    notice: liveEvents.notice,
     onNotice: (notice) => hub.deliver(notice),
     onSessionsEnded: (userId) => hub.sessionsEnded(userId),
     onConnectionChange: (state) => {
@@ -190,7 +193,8 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     httpServer,
     path: GRAPHQL_PATH,
     schema,
-    deps,
+    createContext: (request, liveScope) => createContext(deps, request, liveScope),
+    authenticate: (authorization) => authenticateCaller(deps, authorization),
     hub,
     limits: config.subscriptions,
     logger,
@@ -224,7 +228,10 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     }),
   );
   app.use(REST_PREFIX, docsRouter(schema));
-  app.use(REST_PREFIX, restRouter({ schema, deps, logger }));
+  app.use(
+    REST_PREFIX,
+    restRouter({ schema, createContext: (request) => createContext(deps, request), logger }),
+  );
   app.use(notFound);
   app.use(errorHandler(logger));
 

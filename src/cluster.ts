@@ -3,14 +3,18 @@ import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { exitOnHelp, exitOnStartFailure, usage } from './command-line';
 import { type Config, ConfigError, type DatabaseConfig, loadConfig } from './config';
-import type { EmbeddedServer } from './db/embedded/embedded-server';
-import { EMBEDDED_FAILED_EXIT_CODE, reportEmbeddedHealth } from './db/embedded/health-report';
-import { databaseServer, openDatabase, sessionTarget } from './db/orm';
-import { assertPortFree } from './http/port-check';
-import { createLogger } from './logger';
-import { clusterMetricsHandler } from './observability/cluster-metrics';
-import { CLUSTER_METRICS_PORT } from './observability/metrics';
-import { listenForMetrics } from './observability/metrics-server';
+import type { EmbeddedServer } from './platform/postgres/embedded/embedded-server';
+import {
+  EMBEDDED_FAILED_EXIT_CODE,
+  reportEmbeddedHealth,
+} from './platform/postgres/embedded/health-report';
+import { databaseServer, openDatabase, sessionTarget } from './platform/postgres/orm';
+import { assertPortFree } from './platform/http/port-check';
+import { createLogger } from './platform/observability/logger';
+import { clusterMetricsHandler } from './platform/observability/cluster-metrics';
+import { CLUSTER_METRICS_PORT } from './platform/observability/metrics';
+import { listenForMetrics } from './platform/observability/metrics-server';
+import { dataModel } from './data-model';
 
 /**
  * The port first (found busy in a moment), then the database, migrated once for every worker. On
@@ -28,7 +32,10 @@ async function startDatabase(
       config.database.kind === 'postgres'
         ? sessionTarget(config.database)
         : { kind: 'postgres', url: started.url, poolSize: 1 };
-    const database = await openDatabase({ ...target, poolSize: 1 }, { migrate: true, log });
+    const database = await openDatabase(
+      { ...target, poolSize: 1 },
+      { model: dataModel, migrate: true, log },
+    );
     await database.close();
   }
   return started;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { CONFIG_VARIABLES } from './config';
-import { EXIT_USAGE, StartupError } from './shared/startup-error';
+import { EXIT_USAGE, StartupError } from './platform/shared/startup-error';
 
 /** A command's usage: what it does, then the variables that configure it, wrapped for a terminal. */
 export function usage(command: string, summary: string): string {

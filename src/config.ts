@@ -1,11 +1,9 @@
 import { z } from 'zod';
-import { REFRESH_REUSE_INTERVAL } from './auth/tokens';
-import { DEFAULT_RESTART_ATTEMPTS } from './db/embedded/supervisor';
+import { REFRESH_REUSE_INTERVAL } from './platform/auth/tokens';
+import { DEFAULT_RESTART_ATTEMPTS } from './platform/postgres/embedded/supervisor';
+import { DEFAULT_MAX_PARTICIPANTS_PER_MEETING } from './modules/meeting/meeting.limits';
 
 export const DEFAULT_JWT_SECRET = 'dev-only-signing-secret-change-me';
-
-/** The most participants a meeting holds, the owner included, unless configured. */
-export const DEFAULT_MAX_PARTICIPANTS_PER_MEETING = 500;
 
 /**
  * Smallest response body worth compressing, in bytes. Measured (bench/compression-cost.ts): a

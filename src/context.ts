@@ -1,18 +1,20 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { AttemptLimiter, CountAttempt } from './auth/attempt-limiter';
-import { type AuthState, authenticate } from './auth/authenticate';
-import type { PasswordHasher } from './auth/password';
-import type { TokenService } from './auth/tokens';
-import type { LiveScope } from './events/live-scope';
-import { createLoaders, type Loaders } from './loaders';
-import { createStores, type Stores } from './stores';
-import { AuthService } from './modules/auth/auth.service';
-import { FollowService } from './modules/follow/follow.service';
-import { currentRequest } from './observability/request-scope';
-import { MeetingService } from './modules/meeting/meeting.service';
-import { MeetingLifecycleService } from './modules/meeting/meeting-lifecycle.service';
-import { NodeService } from './modules/node/node.service';
-import { UserService } from './modules/user/user.service';
+import type { AttemptLimiter } from './platform/auth/attempt-limiter';
+import { type AuthState, authenticate, type RequestInfo } from './platform/auth/authenticate';
+import type { PasswordHasher } from './platform/auth/password';
+import type { TokenService } from './platform/auth/tokens';
+import type { LiveScope } from './platform/live/live-scope';
+import type { ChangeNotice } from './modules/meeting/meeting-event';
+import {
+  createLoaders,
+  createServices,
+  createStores,
+  type Loaders,
+  type Services,
+} from './modules';
+import { currentRequest } from './platform/observability/request-scope';
+import { callerLookup } from './modules/user/user.caller';
+import type { UserRecord } from './modules/user/user.store';
 
 /** What lives as long as the process: the ORM and the key material. */
 export interface AppDependencies {
@@ -24,93 +26,26 @@ export interface AppDependencies {
   maxParticipantsPerMeeting: number;
 }
 
-/** What a context needs to know of the HTTP request it serves. */
-export interface RequestInfo {
-  authorization: string | undefined;
-  /** The client address (after trusted proxies). */
-  ip: string;
-}
-
-/** The services of one request. */
-export interface Services {
-  readonly auth: AuthService;
-  readonly users: UserService;
-  readonly follows: FollowService;
-  readonly meetings: MeetingService;
-  readonly meetingLifecycle: MeetingLifecycleService;
-  readonly nodes: NodeService;
-}
-
 /** Everything one GraphQL operation (from /graphql or the REST facade) works with. */
 export interface Context {
   em: EntityManager;
-  auth: AuthState;
+  auth: AuthState<UserRecord>;
   loaders: Loaders;
   services: Services;
   /** A subscription's events (WebSocket only); null for queries and mutations over HTTP. */
-  live: LiveScope | null;
-}
-
-/**
- * A request's services, each built on first use: an operation calls one of them, so a request
- * does not allocate the others (getters on the prototype, no closure per request).
- */
-class RequestServices implements Services {
-  #auth?: AuthService;
-  #users?: UserService;
-  #follows?: FollowService;
-  #meetings?: MeetingService;
-  #meetingLifecycle?: MeetingLifecycleService;
-  #nodes?: NodeService;
-
-  constructor(
-    private readonly deps: AppDependencies,
-    private readonly request: RequestInfo,
-    private readonly stores: Stores,
-    private readonly loaders: Loaders,
-  ) {}
-
-  /** Sign-in attempts count against the request's address. */
-  private readonly limit: CountAttempt = (attempt) =>
-    this.deps.attempts.consume({ ...attempt, ip: this.request.ip });
-
-  get auth(): AuthService {
-    const { stores, deps } = this;
-    return (this.#auth ??= new AuthService(stores, deps.passwords, deps.tokens, this.limit));
-  }
-
-  get users(): UserService {
-    return (this.#users ??= new UserService(this.stores, this.deps.passwords, this.limit));
-  }
-
-  get follows(): FollowService {
-    return (this.#follows ??= new FollowService(this.stores, this.loaders));
-  }
-
-  get meetings(): MeetingService {
-    const { stores, loaders, deps } = this;
-    return (this.#meetings ??= new MeetingService(stores, loaders, deps.maxParticipantsPerMeeting));
-  }
-
-  get meetingLifecycle(): MeetingLifecycleService {
-    return (this.#meetingLifecycle ??= new MeetingLifecycleService(this.stores, this.loaders));
-  }
-
-  get nodes(): NodeService {
-    return (this.#nodes ??= new NodeService(this.stores, this.loaders, this.meetings));
-  }
+  live: LiveScope<ChangeNotice> | null;
 }
 
 /** Builds a fresh context: a forked entity manager, new loaders, the caller from the token. */
 export async function createContext(
   deps: AppDependencies,
   request: RequestInfo,
-  live: LiveScope | null = null,
+  live: LiveScope<ChangeNotice> | null = null,
 ): Promise<Context> {
   const em = deps.orm.em.fork();
   const stores = createStores(em);
   const loaders = createLoaders(stores);
-  const auth = await authenticate(request.authorization, stores.users, deps.tokens);
+  const auth = await authenticate(request.authorization, callerLookup(stores.users), deps.tokens);
   if (auth.user) {
     const scope = currentRequest();
     if (scope) {
@@ -123,7 +58,17 @@ export async function createContext(
     em,
     auth,
     loaders,
-    services: new RequestServices(deps, request, stores, loaders),
+    services: createServices(deps, request, stores, loaders),
     live,
   };
+}
+
+/** The caller of an `Authorization` value, read afresh (a live connection's, when it opens and
+ * whenever sessions may have ended). */
+export function authenticateCaller(
+  deps: AppDependencies,
+  authorization: string | undefined,
+): Promise<AuthState<UserRecord>> {
+  const users = createStores(deps.orm.em.fork()).users;
+  return authenticate(authorization, callerLookup(users), deps.tokens);
 }

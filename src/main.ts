@@ -2,15 +2,18 @@
 // compile cache.
 import './runtime-start';
 // Then tracing (when configured) must patch modules before anything else loads them.
-import { stopTracing } from './observability/tracing-preload';
+import { stopTracing } from './tracing-preload';
 import cluster from 'node:cluster';
 import { type AppInstance, createApp } from './app';
 import { exitOnHelp, exitOnStartFailure, usage } from './command-line';
-import { assertPortFree } from './http/port-check';
+import { assertPortFree } from './platform/http/port-check';
 import { ConfigError, loadConfig } from './config';
-import { EMBEDDED_FAILED_EXIT_CODE, reportEmbeddedHealth } from './db/embedded/health-report';
-import { createLogger } from './logger';
-import { publicAddresses } from './http/home';
+import {
+  EMBEDDED_FAILED_EXIT_CODE,
+  reportEmbeddedHealth,
+} from './platform/postgres/embedded/health-report';
+import { createLogger } from './platform/observability/logger';
+import { publicAddresses } from './home';
 
 /** How long liveness answers 503 before the process exits when the embedded database is lost. */
 const EMBEDDED_FAILED_EXIT_DELAY_MS = 1_000;

@@ -11,8 +11,8 @@ import {
 
 /**
  * The service's access tokens, done by hand with node:crypto: the same Ed25519 key derived from
- * JWT_SECRET (HKDF-SHA256, salt "meeting-api", info "jwt-signing-key", as src/auth/keys.ts does),
- * the same claims and checks as src/auth/tokens.ts (iss, aud, typ "at+jwt", sub, exp, iat, jti).
+ * JWT_SECRET (HKDF-SHA256, salt "meeting-api", info "jwt-signing-key", as src/platform/auth/keys.ts does),
+ * the same claims and checks as src/platform/auth/tokens.ts (iss, aud, typ "at+jwt", sub, exp, iat, jti).
  * The harness checks the derived public key against the service's /.well-known/jwks.json.
  */
 
@@ -70,8 +70,8 @@ export function signAccessToken(
     iat: now,
     exp: now + ttlSeconds,
     jti: randomUUID(),
-    // A session, as the service's tokens name one, so requests pay for its check (src/auth/
-    // authenticate.ts); no refresh token records it, so it is never revoked.
+    // A session, as the service's tokens name one, so requests pay for its check
+    // (src/modules/user/user.caller.ts); no refresh token records it, so it is never revoked.
     sid: randomUUID(),
   });
   const input = `${header}.${payload}`;

@@ -12,7 +12,7 @@ export interface BenchOptions {
   scenarios: ScenarioKey[];
   growth: boolean;
   cluster: boolean;
-  /** The events scenario (WebSocket subscribers, src/events/). */
+  /** The events scenario (WebSocket subscribers, src/platform/live/). */
   events: boolean;
   /** Only the events scenario: printed, no results written. */
   eventsOnly: boolean;

@@ -30,7 +30,7 @@ const INVITEES = 1000;
 /**
  * `npm run build` (SWC, about a second), so the service measured is the working tree compiled as
  * production compiles it. Always: `npm run bench`'s tsc step writes the few service modules that
- * bench/ imports (src/shared/free-port.ts) into the same dist/, and dist/src may be some other
+ * bench/ imports (src/platform/shared/free-port.ts) into the same dist/, and dist/src may be some other
  * compiler's output (a `tsc` without --noEmit writes there too). --no-build uses dist/ as it is.
  */
 export function ensureBuilt(options: BenchOptions): void {
@@ -84,7 +84,7 @@ export async function prepareContext(dbUrl: string, service: Server): Promise<Be
   };
   if (jwks.keys?.[0]?.x !== KEYS.x) {
     throw new Error(
-      "the key derived from JWT_SECRET (bench/lib/jwt.ts) is not the service's: the key derivation in src/auth/keys.ts changed",
+      "the key derived from JWT_SECRET (bench/lib/jwt.ts) is not the service's: the key derivation in src/platform/auth/keys.ts changed",
     );
   }
   const [demo, inbox, busy] = await Promise.all([

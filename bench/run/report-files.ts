@@ -69,7 +69,7 @@ export function runNotes(options: BenchOptions, busy: Fixtures['busy']): string[
           `Every request sent Accept-Encoding: ${options.acceptEncoding} (the baseline never compresses).`,
         ]
       : []),
-    'The service caches verified access tokens (src/auth/tokens.ts); the baseline verifies the signature on every request, as specified.',
+    'The service caches verified access tokens (src/platform/auth/tokens.ts); the baseline verifies the signature on every request, as specified.',
     `Bodies of every scenario were checked byte-for-byte equal before measuring (writes: equal but for the new participant's id, meeting id and timestamps, and the same stored statuses).`,
     'The baseline is the practical limit for this stack: it verifies the same EdDSA token, loads the caller and runs the fewest SQL statements (joins instead of per-relation queries) with prepared statements.',
     `Writes: each add goes to a fresh meeting (created before each run, deleted after the scenario), each approve is by the user just added; the caller of "my meetings" is ${busy.email} (${busy.meetings} meetings).`,

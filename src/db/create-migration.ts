@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { openEmbeddedServer } from './embedded/embedded-server';
-import { buildOrmOptions } from './orm';
+import { openEmbeddedServer } from '../platform/postgres/embedded/embedded-server';
+import { buildOrmOptions } from '../platform/postgres/orm';
+import { dataModel } from '../data-model';
 
 /**
  * Writes a migration for the difference between the entities and the committed snapshot, diffed
@@ -14,7 +15,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'meetings-migration-'));
   const server = await openEmbeddedServer(dataDir, { attach: false });
   try {
-    const options = buildOrmOptions(server.url, 1);
+    const options = buildOrmOptions(dataModel, server.url, 1);
     const orm = await MikroORM.init({
       ...options,
       migrations: {

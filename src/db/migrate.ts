@@ -2,8 +2,9 @@ import '../runtime-start';
 import 'reflect-metadata';
 import { exitOnHelp, usage } from '../command-line';
 import { ConfigError, loadConfig } from '../config';
-import { StartupError } from '../shared/startup-error';
-import { openDatabase, sessionTarget } from './orm';
+import { StartupError } from '../platform/shared/startup-error';
+import { openDatabase, sessionTarget } from '../platform/postgres/orm';
+import { dataModel } from '../data-model';
 
 /** Applies pending migrations to the configured database and exits. */
 async function main(): Promise<void> {
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
   // On the embedded database, a running service's server is joined, not refused; behind a
   // pooler, migrations go straight to DATABASE_DIRECT_URL.
   const database = await openDatabase(sessionTarget(config.database), {
+    model: dataModel,
     migrate: false,
     attach: true,
   });

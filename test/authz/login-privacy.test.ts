@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { type AppInstance, createApp } from '../../src/app';
-import { DEFAULT_HASH_COST } from '../../src/auth/password';
+import { DEFAULT_HASH_COST } from '../../src/platform/auth/password';
 import { loadConfig } from '../../src/config';
 import { GraphQLClient } from '../helpers/graphql-client';
 import { RestClient, type RestBody, type RestResponse } from '../helpers/rest-client';

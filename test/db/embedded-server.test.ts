@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { DataDirectoryBusyError } from '../../src/db/embedded/data-dir-lock';
-import { openEmbeddedServer } from '../../src/db/embedded/embedded-server';
-import type { HealthChange } from '../../src/db/embedded/supervisor';
+import { DataDirectoryBusyError } from '../../src/platform/postgres/embedded/data-dir-lock';
+import { openEmbeddedServer } from '../../src/platform/postgres/embedded/embedded-server';
+import type { HealthChange } from '../../src/platform/postgres/embedded/supervisor';
 import { testDatabaseKind } from '../helpers/test-database';
 
 /** One statement on a server, on a connection of its own. */

@@ -1,14 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from '../../src/db/orm';
+import { openDatabase } from '../../src/platform/postgres/orm';
 import { createTestDatabase, testDatabaseKind } from '../helpers/test-database';
 import { startTestApp } from '../helpers/test-app';
+import { dataModel } from '../../src/data-model';
 
 describe('migrations', () => {
   it('build the whole schema on an empty database and leave nothing pending', async () => {
     const target = await createTestDatabase();
-    const database = await openDatabase(target.config, { migrate: false });
+    const database = await openDatabase(target.config, { model: dataModel, migrate: false });
     try {
       const migrator = database.orm.getMigrator();
       expect(await migrator.getExecutedMigrations()).toEqual([]);

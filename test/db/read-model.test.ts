@@ -1,16 +1,17 @@
 import { ReferenceKind } from '@mikro-orm/core';
-import { readModelColumns, tableOf } from '../../src/db/read-model';
-import { openDatabase } from '../../src/db/orm';
+import { readModelColumns, tableOf } from '../../src/platform/sql/read-model';
+import { openDatabase } from '../../src/platform/postgres/orm';
 import { Follow } from '../../src/modules/follow/follow.entity';
 import { Meeting } from '../../src/modules/meeting/meeting.entity';
-import { Participant } from '../../src/modules/participant/participant.entity';
+import { Participant } from '../../src/modules/meeting/participant.entity';
 import { User } from '../../src/modules/user/user.entity';
 import { createTestDatabase } from '../helpers/test-database';
+import { dataModel } from '../../src/data-model';
 
 describe('read models', () => {
   it('read every column the ORM maps for a client, under the names the ORM discovered', async () => {
     const target = await createTestDatabase();
-    const database = await openDatabase(target.config, { migrate: false });
+    const database = await openDatabase(target.config, { model: dataModel, migrate: false });
     try {
       for (const entity of [User, Meeting, Participant, Follow]) {
         const meta = database.orm.getMetadata().get(entity.name);

@@ -5,7 +5,7 @@ import {
   readAll,
   selectRows,
   toIsoTimestamp,
-} from '../../src/db/rows';
+} from '../../src/platform/sql/rows';
 import { useOpenedDatabase } from '../helpers/test-database';
 
 // selectRows answers plain rows, column alias → value, whichever way it reached the database (on a

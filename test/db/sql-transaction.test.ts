@@ -1,9 +1,9 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { executeRows, selectRows } from '../../src/db/rows';
-import { inSqlTransaction } from '../../src/db/sql-transaction';
+import { executeRows, selectRows } from '../../src/platform/sql/rows';
+import { inSqlTransaction } from '../../src/platform/sql/sql-transaction';
 import { useOpenedDatabase } from '../helpers/test-database';
 
-// A transaction of statements (src/db/sql-transaction.ts): on a server, BEGIN and COMMIT on one
+// A transaction of statements (src/platform/sql/sql-transaction.ts): on a server, BEGIN and COMMIT on one
 // pooled connection without the ORM; on the embedded database, the ORM's transaction. Either way
 // its writes are seen together at commit, or not at all.
 

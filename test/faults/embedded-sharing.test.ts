@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/shared/free-port';
+import { freePort } from '../../src/platform/shared/free-port';
 import { testDatabaseKind } from '../helpers/test-database';
 import { useEmbeddedFixture } from './support/embedded-fixture';
 import { call, register } from './support/load';

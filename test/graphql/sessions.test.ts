@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { loadSigningKey, type SigningKey } from '../../src/auth/keys';
-import { TokenService } from '../../src/auth/tokens';
+import { loadSigningKey, type SigningKey } from '../../src/platform/auth/keys';
+import { TokenService } from '../../src/platform/auth/tokens';
 import { DEFAULT_JWT_SECRET } from '../../src/config';
 import { RestClient } from '../helpers/rest-client';
 import type { SeededUser } from '../helpers/seed';

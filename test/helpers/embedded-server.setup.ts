@@ -1,7 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type EmbeddedServer, openEmbeddedServer } from '../../src/db/embedded/embedded-server';
+import {
+  type EmbeddedServer,
+  openEmbeddedServer,
+} from '../../src/platform/postgres/embedded/embedded-server';
 import { EMBEDDED_URL_VARIABLE } from './embedded-url';
 
 interface Running {

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { freePort } from '../../src/shared/free-port';
+import { freePort } from '../../src/platform/shared/free-port';
 
 /**
  * The built service (or another HTTP server) as a child process: started on a free port of

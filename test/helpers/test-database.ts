@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import type { DatabaseConfig } from '../../src/config';
-import { type Database, openDatabase } from '../../src/db/orm';
+import { type Database, openDatabase } from '../../src/platform/postgres/orm';
 import { EMBEDDED_URL_VARIABLE } from './embedded-url';
 import { pgbouncerUrl, throughPooler } from './pgbouncer';
+import { dataModel } from '../../src/data-model';
 
 declare const __TEST_DATABASE__: 'embedded' | 'postgres';
 declare const __TEST_DATABASE_URL__: string | undefined;
@@ -75,7 +76,7 @@ export function useOpenedDatabase(): () => Database {
   let database: Database;
   beforeAll(async () => {
     target = await createTestDatabase();
-    database = await openDatabase(target.config, { migrate: false });
+    database = await openDatabase(target.config, { model: dataModel, migrate: false });
   });
   afterAll(async () => {
     await database.close();

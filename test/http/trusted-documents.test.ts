@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { print } from 'graphql';
-import { documentHash, loadTrustedDocuments } from '../../src/graphql/trusted-documents';
+import { documentHash, loadTrustedDocuments } from '../../src/platform/graphql/trusted-documents';
 import { operationDocuments } from '../../rest/operations';
 import { useLiveClients, waitForSubscriptions } from '../helpers/live-client';
 import { RestClient } from '../helpers/rest-client';

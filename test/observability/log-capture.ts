@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Config } from '../../src/config';
-import { createLogger } from '../../src/logger';
+import { createLogger } from '../../src/platform/observability/logger';
 
 /** One JSON log line of the service. */
 export type LogEntry = Record<string, unknown>;

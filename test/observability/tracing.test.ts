@@ -54,7 +54,7 @@ suite('tracing', () => {
   afterAll(() => build.remove());
 
   it('loads nothing of OpenTelemetry unless an OTLP endpoint is configured', () => {
-    const preload = join(build.main, '../observability/tracing-preload.js');
+    const preload = join(build.main, '../tracing-preload.js');
     const loaded = (env: NodeJS.ProcessEnv) =>
       execFileSync(
         process.execPath,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { generateKeyPair, SignJWT } from 'jose';
-import { loadSigningKey } from '../../src/auth/keys';
+import { loadSigningKey } from '../../src/platform/auth/keys';
 import { DEFAULT_JWT_SECRET } from '../../src/config';
 import { RestClient } from '../helpers/rest-client';
 import { startTestApp, type TestApp } from '../helpers/test-app';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { buildService, type ServiceBuild } from '../faults/support/build';
-import { freePort } from '../../src/shared/free-port';
+import { freePort } from '../../src/platform/shared/free-port';
 import { adminUrl } from '../helpers/test-database';
 
 /** What a command printed and how it ended. */

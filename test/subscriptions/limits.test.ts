@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { Client } from 'pg';
-import { loadSigningKey } from '../../src/auth/keys';
+import { loadSigningKey } from '../../src/platform/auth/keys';
 import { loadConfig } from '../../src/config';
-import { EVENTS_CHANNEL } from '../../src/events/event.store';
+import { EVENTS_CHANNEL } from '../../src/platform/live/event.store';
 import { type LiveClient, useLiveClients, waitForSubscriptions } from '../helpers/live-client';
 import type { SeededUser } from '../helpers/seed';
 import { startTestApp, type TestApp } from '../helpers/test-app';

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { LISTENER_APPLICATION_NAME } from '../../src/events/notice-listener';
+import { LISTENER_APPLICATION_NAME } from '../../src/platform/live/notice-listener';
 import { type LiveClient, useLiveClients, waitForSubscriptions } from '../helpers/live-client';
 import { RestClient } from '../helpers/rest-client';
 import type { SeededUser } from '../helpers/seed';

@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import { Client } from 'pg';
-import { DEFAULT_ISSUER } from '../../src/auth/tokens';
-import { LISTENER_APPLICATION_NAME } from '../../src/events/notice-listener';
+import { DEFAULT_ISSUER } from '../../src/platform/auth/tokens';
+import { LISTENER_APPLICATION_NAME } from '../../src/platform/live/notice-listener';
 import {
   type Closed,
   type LiveClient,

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { type GraphQLSchema, isObjectType } from 'graphql';
-import { createSchema } from '../../src/schema/build-schema';
-import { ValidationFailedError } from '../../src/shared/errors';
+import { createSchema } from '../../src/modules';
+import { ValidationFailedError } from '../../src/platform/shared/errors';
 
 /** A field's resolver as the schema holds it. */
 function resolverOf(schema: GraphQLSchema, typeName: string, fieldName: string) {

@@ -1,4 +1,4 @@
-import { KnownLoader } from '../../src/shared/known-loader';
+import { KnownLoader } from '../../src/platform/shared/known-loader';
 
 /** A loader over a map, recording each batch it was asked for. */
 function loaderOver(values: Record<string, string | null>) {

@@ -1,5 +1,5 @@
 import { DriverException } from '@mikro-orm/core';
-import { scrub, serializeError } from '../../src/observability/log-safety';
+import { scrub, serializeError } from '../../src/platform/observability/log-safety';
 
 describe('log safety', () => {
   it('masks password hashes, tokens and e-mail addresses in any text', () => {

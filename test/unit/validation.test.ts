@@ -1,5 +1,5 @@
 import { escapeLikePattern } from '../../src/modules/user/user.store';
-import { toFieldErrors } from '../../src/shared/validation';
+import { toFieldErrors } from '../../src/platform/shared/validation';
 
 describe('field errors', () => {
   it('flatten nested errors into dotted paths with the most fundamental reason', () => {

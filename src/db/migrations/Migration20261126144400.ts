@@ -5,7 +5,7 @@ import { Migration } from '@mikro-orm/migrations';
  * refresh-token family was revoked: a partial index holds the revoked rows only, so that probe
  * stays one index lookup however many rotations a live family recorded. And a user deactivated or
  * deleted (`is_active`, `deleted_at`: no mutation does it, an operator's statement does) has every
- * session revoked and announced on the `session_ends` channel (src/events/session-end.ts) by a
+ * session revoked and announced on the `session_ends` channel (src/platform/live/session-end.ts) by a
  * trigger, so open connections of that user close at once on every instance.
  */
 export class Migration20261126144400 extends Migration {

@@ -4,6 +4,9 @@ import { Migration20261122060000 } from './Migration20261122060000';
 import { Migration20261122231750 } from './Migration20261122231750';
 import { Migration20261126144400 } from './Migration20261126144400';
 
+/** Where the migrations are (their sources in a TypeScript run, compiled in dist/). */
+export const MIGRATIONS_PATH = __dirname;
+
 /** Every migration, oldest first; listed here so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122015109', class: Migration20261122015109 },

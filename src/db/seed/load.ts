@@ -1,5 +1,5 @@
 import { MetadataStorage } from '@mikro-orm/core';
-import { entities } from '../entities';
+import { entities } from '../../modules';
 import type { Knex } from '@mikro-orm/postgresql';
 import { FOLLOW_COLUMNS, generateFollows } from './follows';
 import {

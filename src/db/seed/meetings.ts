@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MeetingStatus, MeetingType } from '../../modules/meeting/meeting.entity';
-import { ParticipantStatus } from '../../modules/participant/participant.entity';
+import { ParticipantStatus } from '../../modules/meeting/participant.entity';
 import type { Random } from './random';
 import type { SqlValue } from './sql';
 import { DAY, HOUR, MINUTE, SECOND, iso } from './time';

@@ -1,11 +1,12 @@
 import { performance } from 'node:perf_hooks';
-import { PasswordHasher } from '../../auth/password';
+import { PasswordHasher } from '../../platform/auth/password';
 import { type DatabaseConfig, loadConfig } from '../../config';
-import { openDatabase } from '../orm';
+import { openDatabase } from '../../platform/postgres/orm';
 import { loadSampleData, type SeedSummary } from './load';
 import type { SeedOptions } from './options';
 import { progressOnStderr } from './progress';
 import { FIXED_USERS, SEED_PASSWORD } from './users';
+import { dataModel } from '../../data-model';
 
 /** Where the data goes, without any password. */
 function describeTarget(database: DatabaseConfig): string {
@@ -53,7 +54,11 @@ export async function runSeed(options: SeedOptions): Promise<void> {
   // One argon2 hash for everybody: hashing every user's password would take hours.
   const passwordHash = await new PasswordHasher().hash(SEED_PASSWORD);
   // On the embedded database, a running service's server is joined: both see the same data.
-  const database = await openDatabase(config.database, { migrate: true, attach: true });
+  const database = await openDatabase(config.database, {
+    model: dataModel,
+    migrate: true,
+    attach: true,
+  });
   let summary: SeedSummary;
   try {
     summary = await loadSampleData(

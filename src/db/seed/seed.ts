@@ -1,7 +1,7 @@
 import '../../runtime-start';
 import 'reflect-metadata';
 import { ConfigError } from '../../config';
-import { StartupError } from '../../shared/startup-error';
+import { StartupError } from '../../platform/shared/startup-error';
 import { parseSeedArgs, SeedUsageError, USAGE } from './options';
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -1,6 +1,6 @@
 import { MaxLength, MinLength } from 'class-validator';
 import { Field, InputType } from 'type-graphql';
-import { NotBlank } from '../../shared/validation';
+import { NotBlank } from '../../platform/shared/validation';
 import { USER_LIMITS } from '../user/user.entity';
 
 @InputType({ description: 'A sign-in with a password (the password grant of RFC 6749).' })

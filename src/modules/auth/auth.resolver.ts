@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, Mutation, Resolver } from 'type-graphql';
 import type { Context } from '../../context';
-import { Viewer } from '../../shared/viewer.decorator';
+import { Viewer } from '../../platform/shared/viewer.decorator';
 import type { UserRecord } from '../user/user.store';
 import { RegisterInput } from '../user/user.inputs';
 import { ChangePasswordInput, LoginInput, LogoutInput, RefreshTokenInput } from './auth.inputs';

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { CountAttempt } from '../../auth/attempt-limiter';
-import type { PasswordHasher } from '../../auth/password';
+import type { CountAttempt } from '../../platform/auth/attempt-limiter';
+import type { PasswordHasher } from '../../platform/auth/password';
 import {
   InvalidTokenError,
   type IssuedTokens,
   type RefreshClaims,
   type TokenService,
-} from '../../auth/tokens';
-import { UnauthenticatedError, ValidationFailedError } from '../../shared/errors';
-import type { Stores } from '../../stores';
+} from '../../platform/auth/tokens';
+import { UnauthenticatedError, ValidationFailedError } from '../../platform/shared/errors';
+import type { Stores } from '../index';
 import type { UserRecord } from '../user/user.store';
 import { isVisibleUser } from '../user/user.rules';
 import type { ChangePasswordInput } from './auth.inputs';

@@ -1,5 +1,5 @@
 import { Field, Int, ObjectType } from 'type-graphql';
-import type { IssuedTokens } from '../../auth/tokens';
+import type { IssuedTokens } from '../../platform/auth/tokens';
 import { User } from '../user/user.entity';
 import type { UserRecord } from '../user/user.store';
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { IssuedRefresh, RefreshClaims } from '../../auth/tokens';
-import { executeRows, type Row } from '../../db/rows';
-import { SESSION_ENDS_CHANNEL } from '../../events/session-end';
+import type { IssuedRefresh, RefreshClaims } from '../../platform/auth/tokens';
+import { executeRows, type Row } from '../../platform/sql/rows';
+import { SESSION_ENDS_CHANNEL } from '../../platform/live/session-end';
 
 /** A refresh token's state, as a failed rotation needs it to decide what happened. */
 export interface RefreshTokenState {

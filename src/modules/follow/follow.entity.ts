@@ -1,8 +1,8 @@
 import { Check, Entity, Index, ManyToOne, Unique } from '@mikro-orm/core';
-import { Node } from '../node/node.type';
+import { Node } from '../../platform/graphql/node-interface';
 import { Field, ObjectType } from 'type-graphql';
-import { BaseEntity } from '../../shared/base.entity';
-import { GraphQLUUID } from '../../shared/scalars';
+import { BaseEntity } from '../../platform/shared/base.entity';
+import { GraphQLUUID } from '../../platform/shared/scalars';
 import { User } from '../user/user.entity';
 
 /** `follower` follows `following`. */

@@ -1,6 +1,6 @@
 import { ArgsType, Field, InputType } from 'type-graphql';
-import { PickInput } from '../../shared/derived-inputs';
-import { GraphQLUUID } from '../../shared/scalars';
+import { PickInput } from '../../platform/shared/derived-inputs';
+import { GraphQLUUID } from '../../platform/shared/scalars';
 
 @ArgsType()
 export class UserIdArgs {

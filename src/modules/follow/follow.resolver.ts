@@ -10,16 +10,16 @@ import {
   Root,
 } from 'type-graphql';
 import type { Context } from '../../context';
-import { PageArgs, Paginated } from '../../shared/pagination';
-import { Viewer } from '../../shared/viewer.decorator';
+import { PageArgs, Paginated } from '../../platform/shared/pagination';
+import { Viewer } from '../../platform/shared/viewer.decorator';
 import { User } from '../user/user.entity';
 import { Follow } from './follow.entity';
 import type { FollowRecord } from './follow.store';
 import type { UserRecord } from '../user/user.store';
 import { FollowInput, UnfollowInput, UserIdArgs } from './follow.inputs';
 import { FollowConnection, FollowPayload, FollowStatusType, UnfollowPayload } from './follow.types';
-import { ConnectionArgs, type ConnectionResult } from '../../shared/connection';
-import type { Known } from '../../shared/known-loader';
+import { ConnectionArgs, type ConnectionResult } from '../../platform/graphql/connection';
+import type { Known } from '../../platform/shared/known-loader';
 
 export const FollowPage = Paginated(Follow, 'FollowPage');
 const FollowListArgs = PageArgs(null);

@@ -1,9 +1,8 @@
-import { ConflictError } from '../../shared/errors';
-import { type ConnectionResult, toConnection } from '../../shared/connection';
-import type { SliceRequest } from '../../db/keyset';
-import type { Page } from '../../shared/pagination';
-import type { Loaders } from '../../loaders';
-import type { Stores } from '../../stores';
+import { ConflictError } from '../../platform/shared/errors';
+import { type ConnectionResult, toConnection } from '../../platform/graphql/connection';
+import type { SliceRequest } from '../../platform/sql/keyset';
+import type { Page } from '../../platform/shared/pagination';
+import type { Loaders, Stores } from '../index';
 import type { UserRecord } from '../user/user.store';
 import type { FollowDirection, FollowRecord } from './follow.store';
 

@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { readAll, selectRows } from '../../db/rows';
-import { type ReadModel, readerOf, toReadModel } from '../../db/read-model';
-import { countList, byCreation, readSlice, type Slice, type SliceRequest } from '../../db/keyset';
-import { type Page, pageClause, pageParams } from '../../shared/pagination';
+import { readAll, selectRows } from '../../platform/sql/rows';
+import { type ReadModel, readerOf, toReadModel } from '../../platform/sql/read-model';
+import {
+  countList,
+  byCreation,
+  readSlice,
+  type Slice,
+  type SliceRequest,
+} from '../../platform/sql/keyset';
+import { type Page, pageClause, pageParams } from '../../platform/shared/pagination';
 import { User } from '../user/user.entity';
 import type { UserRecord } from '../user/user.store';
 import { Follow } from './follow.entity';

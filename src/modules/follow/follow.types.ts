@@ -1,5 +1,5 @@
 import { Field, ObjectType } from 'type-graphql';
-import { Connection } from '../../shared/connection';
+import { Connection } from '../../platform/graphql/connection';
 import { Follow } from './follow.entity';
 import type { FollowRecord } from './follow.store';
 import type { FollowStatus } from './follow.service';

@@ -1,6 +1,6 @@
 import { ValidateNested } from 'class-validator';
 import { ArgsType, Field, InputType } from 'type-graphql';
-import { type InputClass, PartialInput, PickInput } from '../../shared/derived-inputs';
+import { type InputClass, PartialInput, PickInput } from '../../platform/shared/derived-inputs';
 import { AddParticipantInput, MeetingInput, MeetingRef } from './meeting.inputs';
 
 /** The fields an edit may change: the create input's, but the start (see rescheduleMeeting). */

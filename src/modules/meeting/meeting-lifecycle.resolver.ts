@@ -1,6 +1,6 @@
 import { Args, Authorized, Ctx, Mutation, Resolver } from 'type-graphql';
 import type { Context } from '../../context';
-import { Viewer } from '../../shared/viewer.decorator';
+import { Viewer } from '../../platform/shared/viewer.decorator';
 import type { UserRecord } from '../user/user.store';
 import {
   CancelMeetingArgs,

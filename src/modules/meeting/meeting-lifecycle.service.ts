@@ -1,9 +1,8 @@
-import { type MeetingChange, MeetingEventKind, meetingNotices } from '../../events/meeting-event';
-import type { Loaders } from '../../loaders';
-import type { ParticipantStatus } from '../participant/participant.entity';
-import type { ParticipantRecord } from '../participant/participant.store';
-import { ConflictError, ForbiddenError, NotFoundError } from '../../shared/errors';
-import type { Stores } from '../../stores';
+import { type MeetingChange, MeetingEventKind, meetingNotices } from './meeting-event';
+import type { Loaders, Stores } from '../index';
+import type { ParticipantStatus } from './participant.entity';
+import type { ParticipantRecord } from './participant.store';
+import { ConflictError, ForbiddenError, NotFoundError } from '../../platform/shared/errors';
 import type { UserRecord } from '../user/user.store';
 import { MeetingStatus, MeetingType } from './meeting.entity';
 import type {

@@ -1,5 +1,5 @@
 import { Field, ObjectType } from 'type-graphql';
-import { GraphQLUUID } from '../../shared/scalars';
+import { GraphQLUUID } from '../../platform/shared/scalars';
 import { Meeting } from './meeting.entity';
 import type { Departure } from './meeting-lifecycle.service';
 import type { MeetingRecord } from './meeting.store';

@@ -1,8 +1,8 @@
 import { Check, Entity, Enum, Index, ManyToOne, Property } from '@mikro-orm/core';
-import { GraphQLDateTime, GraphQLUUID } from '../../shared/scalars';
-import { Node } from '../node/node.type';
+import { GraphQLDateTime, GraphQLUUID } from '../../platform/shared/scalars';
+import { Node } from '../../platform/graphql/node-interface';
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
-import { BaseEntity } from '../../shared/base.entity';
+import { BaseEntity } from '../../platform/shared/base.entity';
 import { User } from '../user/user.entity';
 
 export enum MeetingType {

@@ -7,21 +7,21 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ArgsType, Field, InputType } from 'type-graphql';
-import { SortDirection } from '../../shared/connection';
-import { PickInput } from '../../shared/derived-inputs';
-import { PageArgs } from '../../shared/pagination';
-import { GraphQLDateTime, GraphQLUUID } from '../../shared/scalars';
+import { SortDirection } from '../../platform/graphql/connection';
+import { PickInput } from '../../platform/shared/derived-inputs';
+import { PageArgs } from '../../platform/shared/pagination';
+import { GraphQLDateTime, GraphQLUUID } from '../../platform/shared/scalars';
 import {
   IsFuture,
   IsInstant,
   NotBlank,
   TrimmedMaxLength,
   TrimmedMinLength,
-} from '../../shared/validation';
-import { ParticipantStatus } from '../participant/participant.entity';
+} from '../../platform/shared/validation';
+import { ParticipantStatus } from './participant.entity';
 import { MEETING_LIMITS, MeetingRole, MeetingStatus, MeetingType } from './meeting.entity';
 import type { MeetingFilter } from './meeting.store';
-import type { InvitationFilter } from '../participant/participant.store';
+import type { InvitationFilter } from './participant.store';
 
 export const MAX_PARTICIPANTS_PER_CREATE = 500;
 

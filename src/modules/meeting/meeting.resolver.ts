@@ -10,14 +10,14 @@ import {
   Root,
 } from 'type-graphql';
 import type { Context } from '../../context';
-import { Viewer } from '../../shared/viewer.decorator';
-import { Participant } from '../participant/participant.entity';
+import { Viewer } from '../../platform/shared/viewer.decorator';
+import { Participant } from './participant.entity';
 import { User } from '../user/user.entity';
 import { Meeting } from './meeting.entity';
 import type { MeetingRecord } from './meeting.store';
-import type { ParticipantRecord } from '../participant/participant.store';
+import type { ParticipantRecord } from './participant.store';
 import type { UserRecord } from '../user/user.store';
-import { ConnectionArgs, type ConnectionResult } from '../../shared/connection';
+import { ConnectionArgs, type ConnectionResult } from '../../platform/graphql/connection';
 import {
   AddParticipantPayload,
   ApproveMeetingPayload,
@@ -26,7 +26,7 @@ import {
   MeetingConnection,
   ParticipantConnection,
 } from './meeting.types';
-import { ParticipantStatus } from '../participant/participant.entity';
+import { ParticipantStatus } from './participant.entity';
 import {
   AddParticipantInput,
   ApproveMeetingInput,
@@ -37,7 +37,7 @@ import {
   MeetingIdArgs,
   MeetingListArgs,
 } from './meeting.inputs';
-import type { Known } from '../../shared/known-loader';
+import type { Known } from '../../platform/shared/known-loader';
 
 @Resolver(() => Meeting)
 export class MeetingResolver {

@@ -1,4 +1,4 @@
-import { ParticipantStatus } from '../participant/participant.entity';
+import { ParticipantStatus } from './participant.entity';
 import type { UserRecord } from '../user/user.store';
 import { isAdmin } from '../user/user.rules';
 import { MeetingStatus } from './meeting.entity';

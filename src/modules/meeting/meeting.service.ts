@@ -1,19 +1,18 @@
-import { onUniqueViolation } from '../../shared/db-errors';
+import { onUniqueViolation } from '../../platform/shared/db-errors';
 import {
   type AppError,
   ConflictError,
   ForbiddenError,
   NotFoundError,
   ValidationFailedError,
-} from '../../shared/errors';
-import { type ConnectionResult, toConnection } from '../../shared/connection';
-import type { SliceRequest } from '../../db/keyset';
-import type { Page } from '../../shared/pagination';
-import type { Loaders } from '../../loaders';
-import type { Stores } from '../../stores';
-import { type MeetingChange, MeetingEventKind, meetingNotices } from '../../events/meeting-event';
-import { ParticipantStatus } from '../participant/participant.entity';
-import type { InvitationFilter, ParticipantRecord } from '../participant/participant.store';
+} from '../../platform/shared/errors';
+import { type ConnectionResult, toConnection } from '../../platform/graphql/connection';
+import type { SliceRequest } from '../../platform/sql/keyset';
+import type { Page } from '../../platform/shared/pagination';
+import type { Loaders, Stores } from '../index';
+import { type MeetingChange, MeetingEventKind, meetingNotices } from './meeting-event';
+import { ParticipantStatus } from './participant.entity';
+import type { InvitationFilter, ParticipantRecord } from './participant.store';
 import { type UserRecord, userNotFound } from '../user/user.store';
 import { MeetingStatus } from './meeting.entity';
 import type { AddParticipantInput, CreateMeetingInput } from './meeting.inputs';

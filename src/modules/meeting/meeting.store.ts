@@ -1,5 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { readAll, arrayLiteral, byIds, executeRows, selectByIds, selectRows } from '../../db/rows';
+import {
+  readAll,
+  arrayLiteral,
+  byIds,
+  executeRows,
+  selectByIds,
+  selectRows,
+} from '../../platform/sql/rows';
 import {
   idIn,
   insertOf,
@@ -7,21 +14,21 @@ import {
   readerOf,
   toReadModel,
   updateOf,
-} from '../../db/read-model';
+} from '../../platform/sql/read-model';
 import {
   countList,
   type KeysetOrder,
   readSlice,
   type Slice,
   type SliceRequest,
-} from '../../db/keyset';
-import { type Page, pageClause, pageParams } from '../../shared/pagination';
-import { Participant, ParticipantStatus } from '../participant/participant.entity';
+} from '../../platform/sql/keyset';
+import { type Page, pageClause, pageParams } from '../../platform/shared/pagination';
+import { Participant, ParticipantStatus } from './participant.entity';
 import {
   type MeetingParticipants,
   PARTICIPANT_ORDER_KEYS,
   type ParticipantRecord,
-} from '../participant/participant.store';
+} from './participant.store';
 import { User } from '../user/user.entity';
 import { Meeting, MeetingRole } from './meeting.entity';
 

@@ -1,7 +1,7 @@
 import { Field, ObjectType } from 'type-graphql';
-import { Connection } from '../../shared/connection';
-import { Participant } from '../participant/participant.entity';
-import type { ParticipantRecord } from '../participant/participant.store';
+import { Connection } from '../../platform/graphql/connection';
+import { Participant } from './participant.entity';
+import type { ParticipantRecord } from './participant.store';
 import { Meeting } from './meeting.entity';
 import type { MeetingRecord } from './meeting.store';
 

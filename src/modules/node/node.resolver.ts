@@ -1,11 +1,11 @@
 import { ArrayMaxSize } from 'class-validator';
 import { Arg, Args, ArgsType, Authorized, Ctx, Field, ID, Query, Resolver } from 'type-graphql';
 import type { Context } from '../../context';
-import { MAX_PAGE_SIZE } from '../../shared/pagination';
-import { Viewer } from '../../shared/viewer.decorator';
+import { MAX_PAGE_SIZE } from '../../platform/shared/pagination';
+import { Viewer } from '../../platform/shared/viewer.decorator';
 import type { UserRecord } from '../user/user.store';
 import type { NodeRecord } from './node.service';
-import { Node } from './node.type';
+import { Node } from '../../platform/graphql/node-interface';
 
 @ArgsType()
 export class NodesArgs {

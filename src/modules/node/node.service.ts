@@ -1,13 +1,12 @@
 import { isUUID } from 'class-validator';
-import type { Loaders } from '../../loaders';
-import type { Stores } from '../../stores';
+import type { Loaders, Stores } from '../index';
 import type { FollowRecord } from '../follow/follow.store';
 import type { MeetingService } from '../meeting/meeting.service';
 import type { MeetingRecord } from '../meeting/meeting.store';
-import type { ParticipantRecord } from '../participant/participant.store';
+import type { ParticipantRecord } from '../meeting/participant.store';
 import { isVisibleUser } from '../user/user.rules';
 import type { UserRecord } from '../user/user.store';
-import { asNode, type NodeTypeName } from './node.type';
+import { asNode, type NodeTypeName } from '../../platform/graphql/node-interface';
 import type { NodeKind } from './node.store';
 
 /** A record `node` can answer. */

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { arrayLiteral, selectRows } from '../../db/rows';
-import type { NodeTypeName } from './node.type';
+import { arrayLiteral, selectRows } from '../../platform/sql/rows';
+import type { NodeTypeName } from '../../platform/graphql/node-interface';
 
 /** What an id names: the type of its record, and the meeting of a participant. */
 export interface NodeKind {

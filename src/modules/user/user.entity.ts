@@ -1,8 +1,8 @@
 import { Check, Entity, Enum, HiddenProps, Index, Property } from '@mikro-orm/core';
-import { GraphQLEmailAddress, GraphQLLocalDate, GraphQLUUID } from '../../shared/scalars';
-import { Node } from '../node/node.type';
+import { GraphQLEmailAddress, GraphQLLocalDate, GraphQLUUID } from '../../platform/shared/scalars';
+import { Node } from '../../platform/graphql/node-interface';
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
-import { BaseEntity } from '../../shared/base.entity';
+import { BaseEntity } from '../../platform/shared/base.entity';
 
 export enum Role {
   USER = 'user',

@@ -1,8 +1,8 @@
 import { IsOptional, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { ArgsType, Field, InputType } from 'type-graphql';
-import { ConnectionArgs } from '../../shared/connection';
-import { GraphQLLocalDate, GraphQLUUID } from '../../shared/scalars';
-import { PageArgs } from '../../shared/pagination';
+import { ConnectionArgs } from '../../platform/graphql/connection';
+import { GraphQLLocalDate, GraphQLUUID } from '../../platform/shared/scalars';
+import { PageArgs } from '../../platform/shared/pagination';
 import {
   EqualsProperty,
   IsTrimmedEmail,
@@ -10,7 +10,7 @@ import {
   NotBlank,
   TrimmedMaxLength,
   TrimmedMinLength,
-} from '../../shared/validation';
+} from '../../platform/shared/validation';
 import { USER_LIMITS } from './user.entity';
 
 @InputType({ description: 'A new account: exactly the five documented fields.' })

@@ -13,8 +13,8 @@ import {
   Root,
 } from 'type-graphql';
 import type { Context } from '../../context';
-import { Paginated } from '../../shared/pagination';
-import { Viewer } from '../../shared/viewer.decorator';
+import { Paginated } from '../../platform/shared/pagination';
+import { Viewer } from '../../platform/shared/viewer.decorator';
 import { User } from './user.entity';
 import type { UserRecord } from './user.store';
 import {
@@ -24,7 +24,7 @@ import {
   UserSearchSliceArgs,
 } from './user.inputs';
 import { UserConnection } from './user.types';
-import type { ConnectionResult } from '../../shared/connection';
+import type { ConnectionResult } from '../../platform/graphql/connection';
 
 export const UserPage = Paginated(User, 'UserPage');
 

@@ -1,11 +1,11 @@
-import type { CountAttempt } from '../../auth/attempt-limiter';
-import type { PasswordHasher } from '../../auth/password';
-import { onUniqueViolation } from '../../shared/db-errors';
-import { ConflictError } from '../../shared/errors';
-import { type ConnectionResult, toConnection } from '../../shared/connection';
-import type { SliceRequest } from '../../db/keyset';
-import type { Page } from '../../shared/pagination';
-import type { Stores } from '../../stores';
+import type { CountAttempt } from '../../platform/auth/attempt-limiter';
+import type { PasswordHasher } from '../../platform/auth/password';
+import { onUniqueViolation } from '../../platform/shared/db-errors';
+import { ConflictError } from '../../platform/shared/errors';
+import { type ConnectionResult, toConnection } from '../../platform/graphql/connection';
+import type { SliceRequest } from '../../platform/sql/keyset';
+import type { Page } from '../../platform/shared/pagination';
+import type { Stores } from '../index';
 import type { RegisterInput, UpdateProfileInput } from './user.inputs';
 import type { ProfileChanges, UserRecord } from './user.store';
 

@@ -7,19 +7,24 @@ import {
   executeRows,
   selectByIds,
   selectRows,
-} from '../../db/rows';
+} from '../../platform/sql/rows';
 import {
   hiddenColumnOf,
   type ReadModel,
   readerOf,
   tableOf,
   toReadModel,
-} from '../../db/read-model';
-import { type KeysetOrder, readSlice, type Slice, type SliceRequest } from '../../db/keyset';
-import { type Page, pageClause, pageParams } from '../../shared/pagination';
+} from '../../platform/sql/read-model';
+import {
+  type KeysetOrder,
+  readSlice,
+  type Slice,
+  type SliceRequest,
+} from '../../platform/sql/keyset';
+import { type Page, pageClause, pageParams } from '../../platform/shared/pagination';
 import { User } from './user.entity';
 import { VISIBLE_USER, visibleUserSql } from './user.rules';
-import { NotFoundError } from '../../shared/errors';
+import { NotFoundError } from '../../platform/shared/errors';
 
 /** A user as queries and mutations answer it (never the password hash). */
 export type UserRecord = ReadModel<User>;

@@ -1,4 +1,4 @@
-import { Connection } from '../../shared/connection';
+import { Connection } from '../../platform/graphql/connection';
 import { User } from './user.entity';
 
 /** Slices of user lists (search results). */

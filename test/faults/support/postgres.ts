@@ -3,7 +3,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { freePort } from '../../../src/shared/free-port';
+import { freePort } from '../../../src/platform/shared/free-port';
 
 /**
  * A throwaway PostgreSQL server for one test file: its own data directory, its own port on

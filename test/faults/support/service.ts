@@ -6,7 +6,7 @@ import {
 } from '../../helpers/service-process';
 
 export type { Exit };
-export { freePort } from '../../../src/shared/free-port';
+export { freePort } from '../../../src/platform/shared/free-port';
 
 /** One JSON log line of the service (pino). */
 export interface LogLine {

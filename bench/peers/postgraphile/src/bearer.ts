@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { importJWK, jwtVerify, type KeyLike } from 'jose';
 
 /**
- * The service's access tokens, verified as src/auth/tokens.ts verifies them (jose, EdDSA, typ
+ * The service's access tokens, verified as src/platform/auth/tokens.ts verifies them (jose, EdDSA, typ
  * "at+jwt", issuer, audience, sub/exp/iat/jti required), against the public key the harness
  * passes in (`JWT_PUBLIC_KEY_X`, the JWK `x` that bench/lib/jwt.ts derives from JWT_SECRET).
  */

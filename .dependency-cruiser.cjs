@@ -1,0 +1,113 @@
+// The layers of the service, checked by `npm run lint:layers` (part of `npm test`):
+//   app (src/*.ts, src/db/)  →  rest/  →  src/modules/  →  src/platform/
+// A value import may only point down (or within its own layer); a type-only import may also
+// name a type of a layer above (the operation Context, the Config shape), since it leaves no
+// trace at run time. A module uses another module only where that one is its foundation (below),
+// and never the registry (src/modules/index.ts), which imports every module.
+const APP = '^src/[^/]+\\.ts$|^src/db/';
+const REST = '^rest/';
+const MODULES = '^src/modules/';
+const PLATFORM = '^src/platform/';
+
+/** Which modules each module may import from (any other is out of its room). */
+const MODULE_FOUNDATIONS = {
+  user: [],
+  follow: ['user'],
+  meeting: ['user'],
+  auth: ['user'],
+  node: ['user', 'meeting', 'follow'],
+};
+
+/** Which platform folders each platform folder may import from. */
+const PLATFORM_FOUNDATIONS = {
+  shared: [],
+  observability: ['shared'],
+  sql: ['shared', 'observability'],
+  postgres: ['shared', 'observability', 'sql'],
+  auth: ['shared', 'observability'],
+  http: ['shared', 'observability'],
+  graphql: ['shared', 'observability', 'sql', 'auth', 'http'],
+  live: ['shared', 'observability', 'sql', 'auth', 'graphql'],
+};
+
+const up = (name, from, to, comment) => ({
+  name,
+  comment,
+  severity: 'error',
+  from: { path: from },
+  to: { path: to, dependencyTypesNot: ['type-only'] },
+});
+
+/**
+ * One rule per folder of `layer`: it imports (values) only from itself and its foundations, so the
+ * folders form no cycle. Anything else under `layer` — another folder, or the layer's own index
+ * (a registry importing every folder) — is out of its room.
+ */
+function foundations(layer, map) {
+  const unlisted = {
+    name: `${layer.split('/').pop()}-folder-unlisted`,
+    comment: `A folder of ${layer} not in its foundations list imports nothing else of ${layer}.`,
+    severity: 'error',
+    from: { path: `^${layer}/((?!(?:${Object.keys(map).join('|')})/)[^/]+)/` },
+    to: { path: `^${layer}/`, pathNot: `^${layer}/$1/`, dependencyTypesNot: ['type-only'] },
+  };
+  return [
+    unlisted,
+    ...Object.entries(map).map(([folder, below]) => ({
+      name: `${layer.split('/').pop()}-${folder}-outside-its-foundations`,
+      comment: `${folder} imports only itself, ${below.join(', ') || 'nothing else'} of ${layer}.`,
+      severity: 'error',
+      from: { path: `^${layer}/${folder}/` },
+      to: {
+        path: `^${layer}/`,
+        pathNot: `^${layer}/(${[folder, ...below].join('|')})/`,
+        dependencyTypesNot: ['type-only'],
+      },
+    })),
+  ];
+}
+
+module.exports = {
+  forbidden: [
+    up(
+      'platform-imports-above',
+      PLATFORM,
+      `${MODULES}|${REST}|${APP}`,
+      'The platform never imports a module, the REST face or the app.',
+    ),
+    up(
+      'module-imports-above',
+      MODULES,
+      `${REST}|${APP}`,
+      'A module never imports the REST face or the app.',
+    ),
+    up('rest-imports-app', REST, APP, 'The REST face gets what it needs of the app passed in.'),
+    ...foundations('src/modules', MODULE_FOUNDATIONS),
+    ...foundations('src/platform', PLATFORM_FOUNDATIONS),
+    up(
+      'app-imports-db-programs',
+      '^src/[^/]+\\.ts$',
+      '^src/db/(?!migrations/)',
+      'The app uses the migrations, not the database programs (migrate, seed).',
+    ),
+    up(
+      'migrations-import-above',
+      '^src/db/migrations/',
+      `${MODULES}|${REST}|${APP.replace('|^src/db/', '')}`,
+      'A migration stands alone: later code changes must not change it.',
+    ),
+    {
+      name: 'no-value-cycles',
+      comment: 'No file reaches itself through value imports.',
+      severity: 'error',
+      from: {},
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    includeOnly: '^(src|rest)/',
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};

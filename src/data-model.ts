@@ -1,0 +1,9 @@
+import { entities } from './modules';
+import type { DataModel } from './platform/postgres/orm';
+import { MIGRATIONS_PATH, migrationsList } from './db/migrations';
+
+/** What the service stores: the modules' entities and the migrations that make their tables. */
+export const dataModel: DataModel = {
+  entities,
+  migrations: { list: migrationsList, path: MIGRATIONS_PATH },
+};

@@ -1,0 +1,206 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { GraphQLSchema } from 'graphql';
+import type { AppDependencies } from '../context';
+import type { RequestInfo } from '../platform/auth/authenticate';
+import type { CountAttempt } from '../platform/auth/attempt-limiter';
+import { buildServiceSchema, type SchemaBounds } from '../platform/graphql/build-schema';
+import { EventStore } from '../platform/live/event.store';
+import { BaseEntity } from '../platform/shared/base.entity';
+import { inSqlTransaction } from '../platform/sql/sql-transaction';
+// The resolvers first, in this order: type-graphql orders the schema's fields as their classes
+// load, and schema/schema.graphql is printed in it.
+import { AuthResolver } from './auth/auth.resolver';
+import { FollowResolver } from './follow/follow.resolver';
+import { MeetingResolver } from './meeting/meeting.resolver';
+import { MeetingLifecycleResolver } from './meeting/meeting-lifecycle.resolver';
+import { NodeResolver } from './node/node.resolver';
+import { ParticipantResolver } from './meeting/participant.resolver';
+import { UserResolver } from './user/user.resolver';
+import { SubscriptionResolver } from './meeting/subscription.resolver';
+import { AuthService } from './auth/auth.service';
+import { RefreshToken } from './auth/refresh-token.entity';
+import { RefreshTokenStore } from './auth/refresh-token.store';
+import { Follow } from './follow/follow.entity';
+import { FollowService } from './follow/follow.service';
+import { FollowStore } from './follow/follow.store';
+import { FollowConnection } from './follow/follow.types';
+import { changeNotice, topicsOf } from './meeting/meeting-event';
+import { Meeting } from './meeting/meeting.entity';
+import { meetingLoaders } from './meeting/meeting.loaders';
+import { MeetingLifecycleService } from './meeting/meeting-lifecycle.service';
+import { DEFAULT_MAX_PARTICIPANTS_PER_MEETING } from './meeting/meeting.limits';
+import { MeetingService } from './meeting/meeting.service';
+import { MeetingStore } from './meeting/meeting.store';
+import { MeetingConnection, ParticipantConnection } from './meeting/meeting.types';
+import { Participant } from './meeting/participant.entity';
+import { ParticipantStore } from './meeting/participant.store';
+import { NodeService } from './node/node.service';
+import { NodeStore } from './node/node.store';
+import { UserSearchGram } from './user/user-search-gram.entity';
+import { User } from './user/user.entity';
+import { userLoaders } from './user/user.loaders';
+import { UserService } from './user/user.service';
+import { UserStore } from './user/user.store';
+import { UserConnection } from './user/user.types';
+
+// The one registry of the modules: a new module adds its entities, resolvers, stores, loaders and
+// services here, and nowhere else. Everything below the lists derives from them.
+
+/** Every entity MikroORM maps (the migrations make their tables). */
+export const entities = [
+  BaseEntity,
+  User,
+  UserSearchGram,
+  Follow,
+  Meeting,
+  Participant,
+  RefreshToken,
+];
+
+/** Every resolver of the one schema both faces (GraphQL and REST) execute against. */
+const resolvers = [
+  AuthResolver,
+  UserResolver,
+  FollowResolver,
+  MeetingResolver,
+  MeetingLifecycleResolver,
+  ParticipantResolver,
+  SubscriptionResolver,
+  NodeResolver,
+  ...[MeetingConnection, ParticipantConnection, FollowConnection, UserConnection].map(
+    (connection) => connection.resolver,
+  ),
+] as const;
+
+/** What every instance hears of committed changes, and on which local topics (live events). */
+export const liveEvents = { notice: changeNotice, topicsOf };
+
+/** Each module's data access, built over one entity manager. */
+const STORES = {
+  users: UserStore,
+  meetings: MeetingStore,
+  participants: ParticipantStore,
+  follows: FollowStore,
+  nodes: NodeStore,
+  refreshTokens: RefreshTokenStore,
+  /** Change notices for subscribers on every instance (sent with the transaction's commit). */
+  events: EventStore,
+} satisfies Record<string, new (em: EntityManager) => object>;
+
+/** What a request's services are built from. */
+interface ServiceParts {
+  readonly deps: AppDependencies;
+  readonly stores: Stores;
+  readonly loaders: Loaders;
+  /** Sign-in attempts, counted against the request's address. */
+  readonly limit: CountAttempt;
+  /** The services a service builds on (written out: a service's type cannot come from itself). */
+  readonly services: { readonly meetings: MeetingService };
+}
+
+/** Each module's services of one request. */
+const SERVICES = {
+  auth: (p: ServiceParts) => new AuthService(p.stores, p.deps.passwords, p.deps.tokens, p.limit),
+  users: (p: ServiceParts) => new UserService(p.stores, p.deps.passwords, p.limit),
+  follows: (p: ServiceParts) => new FollowService(p.stores, p.loaders),
+  meetings: (p: ServiceParts) =>
+    new MeetingService(p.stores, p.loaders, p.deps.maxParticipantsPerMeeting),
+  meetingLifecycle: (p: ServiceParts) => new MeetingLifecycleService(p.stores, p.loaders),
+  nodes: (p: ServiceParts) => new NodeService(p.stores, p.loaders, p.services.meetings),
+};
+
+/** Per-request batch loaders, created with the request's context so batching never leaks. */
+export function createLoaders(stores: Stores) {
+  const users = userLoaders(stores);
+  return { ...users, ...meetingLoaders(stores, users.primeUsers) };
+}
+
+export type Loaders = ReturnType<typeof createLoaders>;
+
+/** The one schema both faces execute against. */
+export function createSchema(
+  bounds: SchemaBounds = { maxParticipantsPerMeeting: DEFAULT_MAX_PARTICIPANTS_PER_MEETING },
+): Promise<GraphQLSchema> {
+  return buildServiceSchema([...resolvers], bounds);
+}
+
+/** The data access of every module over one entity manager (a request's, or a transaction's). */
+export type Stores = { readonly [K in keyof typeof STORES]: InstanceType<(typeof STORES)[K]> } & {
+  /**
+   * Runs `work` in a transaction, with stores over it; commits when it returns, rolls back when
+   * it throws. Its work calls the stores' statement methods only (every write and every read
+   * under a lock is one): on a server, BEGIN and COMMIT on one pooled connection, without the
+   * ORM's unit of work (src/platform/sql/sql-transaction.ts).
+   */
+  transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
+};
+
+/** The services of one request. */
+export type Services = { readonly [K in keyof typeof SERVICES]: ReturnType<(typeof SERVICES)[K]> };
+
+/**
+ * Defines `names`' getters on `target`: each builds its value on first use and keeps it, so a
+ * request that reads one or two stores or services never allocates the others (getters on the
+ * prototype, no closure per request).
+ */
+function lazyGetters<T extends { built: Record<string, unknown> }>(
+  target: T,
+  build: Record<string, (self: T) => unknown>,
+): void {
+  for (const [name, make] of Object.entries(build)) {
+    Object.defineProperty(target, name, {
+      get(this: T) {
+        return (this.built[name] ??= make(this));
+      },
+    });
+  }
+}
+
+class StoresOver {
+  readonly built: Record<string, unknown> = {};
+
+  constructor(readonly em: EntityManager) {}
+
+  transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T> {
+    return inSqlTransaction(this.em, (tx) => work(createStores(tx)));
+  }
+}
+lazyGetters(
+  StoresOver.prototype,
+  Object.fromEntries(
+    Object.entries(STORES).map(([name, Store]) => [name, (self: StoresOver) => new Store(self.em)]),
+  ),
+);
+
+export function createStores(em: EntityManager): Stores {
+  return new StoresOver(em) as unknown as Stores;
+}
+
+class RequestServices implements Omit<ServiceParts, 'services'> {
+  readonly built: Record<string, unknown> = {};
+
+  constructor(
+    readonly deps: AppDependencies,
+    private readonly request: RequestInfo,
+    readonly stores: Stores,
+    readonly loaders: Loaders,
+  ) {}
+
+  readonly limit: CountAttempt = (attempt) =>
+    this.deps.attempts.consume({ ...attempt, ip: this.request.ip });
+
+  get services(): Services {
+    return this as unknown as Services;
+  }
+}
+lazyGetters(RequestServices.prototype, SERVICES);
+
+/** A request's services, each built on first use. */
+export function createServices(
+  deps: AppDependencies,
+  request: RequestInfo,
+  stores: Stores,
+  loaders: Loaders,
+): Services {
+  return new RequestServices(deps, request, stores, loaders) as unknown as Services;
+}

@@ -1,0 +1,88 @@
+import { registerEnumType } from 'type-graphql';
+import { z } from 'zod';
+import { MeetingStatus } from './meeting.entity';
+
+/** What happened to a meeting. */
+export enum MeetingEventKind {
+  PARTICIPANT_ADDED = 'PARTICIPANT_ADDED',
+  PARTICIPANT_ANSWERED = 'PARTICIPANT_ANSWERED',
+  PARTICIPANT_REMOVED = 'PARTICIPANT_REMOVED',
+  UPDATED = 'UPDATED',
+  RESCHEDULED = 'RESCHEDULED',
+  CONFIRMED = 'CONFIRMED',
+  CANCELLED = 'CANCELLED',
+  COMPLETED = 'COMPLETED',
+}
+registerEnumType(MeetingEventKind, {
+  name: 'MeetingEventKind',
+  description:
+    'What happened to a meeting: a participant added, answering or removed (or leaving); its ' +
+    'details edited; its start moved; or its status now confirmed, cancelled or completed.',
+});
+
+/**
+ * A committed change, as every instance hears it (PostgreSQL NOTIFY): ids and a kind only, never
+ * content. Each instance reads what a subscriber may see itself, as that subscriber.
+ */
+export const changeNotice = z.object({
+  kind: z.enum(MeetingEventKind),
+  meetingId: z.uuid(),
+  /** The participant concerned (added, answering, removed), if any. */
+  participantId: z.uuid().nullable(),
+  /** The user of that participant. */
+  userId: z.uuid().nullable(),
+  /** When the change committed, ISO 8601. */
+  occurredAt: z.iso.datetime(),
+});
+
+export type ChangeNotice = z.infer<typeof changeNotice>;
+
+/** What a service reports about the change it made (the rest of a notice is filled in). */
+export interface MeetingChange {
+  kind: MeetingEventKind;
+  participantId?: string;
+  userId?: string;
+}
+
+/** The status changes subscribers hear of as events of their own. */
+const STATUS_EVENTS: Partial<Record<MeetingStatus, MeetingEventKind>> = {
+  [MeetingStatus.CONFIRMED]: MeetingEventKind.CONFIRMED,
+  [MeetingStatus.CANCELLED]: MeetingEventKind.CANCELLED,
+  [MeetingStatus.COMPLETED]: MeetingEventKind.COMPLETED,
+};
+
+/**
+ * The notices of one committed change to a meeting: the changes the service reports, then the
+ * status the meeting reached, when its status changed to one subscribers hear of.
+ */
+export function meetingNotices(
+  meetingId: string,
+  changes: readonly MeetingChange[],
+  status: { before: MeetingStatus; after: MeetingStatus },
+): ChangeNotice[] {
+  const statusEvent = status.before === status.after ? undefined : STATUS_EVENTS[status.after];
+  const all = statusEvent ? [...changes, { kind: statusEvent }] : changes;
+  const occurredAt = new Date().toISOString();
+  return all.map((change) => ({
+    kind: change.kind,
+    meetingId,
+    participantId: change.participantId ?? null,
+    userId: change.userId ?? null,
+    occurredAt,
+  }));
+}
+
+/** The local topic of a meeting's events. */
+export const meetingTopic = (meetingId: string): string => `meeting:${meetingId}`;
+
+/** The local topic of a user's invitations. */
+export const invitationTopic = (userId: string): string => `invitations:${userId}`;
+
+/** The local topics a notice is delivered on. */
+export function topicsOf(notice: ChangeNotice): string[] {
+  const topics = [meetingTopic(notice.meetingId)];
+  if (notice.kind === MeetingEventKind.PARTICIPANT_ADDED && notice.userId) {
+    topics.push(invitationTopic(notice.userId));
+  }
+  return topics;
+}

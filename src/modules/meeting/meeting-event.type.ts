@@ -1,0 +1,37 @@
+import { Field, ObjectType } from 'type-graphql';
+import { Meeting } from './meeting.entity';
+import type { MeetingRecord } from './meeting.store';
+import { Participant } from './participant.entity';
+import type { ParticipantRecord } from './participant.store';
+import { GraphQLDateTime, GraphQLUUID } from '../../platform/shared/scalars';
+import { MeetingEventKind } from './meeting-event';
+
+/** A change to a meeting, as one subscriber receives it. */
+@ObjectType({
+  simpleResolvers: true,
+  description: 'A change to a meeting, delivered to its owner, participants and admins.',
+})
+export class MeetingEvent {
+  @Field(() => MeetingEventKind, { description: 'What happened.' })
+  kind!: MeetingEventKind;
+
+  @Field(() => Meeting, { description: 'The meeting as it is when the event is delivered.' })
+  meeting!: MeetingRecord;
+
+  @Field(() => Participant, {
+    nullable: true,
+    description:
+      'The participant added or answering, as they are now; null for a participant removed and ' +
+      'for changes to the meeting itself.',
+  })
+  participant!: ParticipantRecord | null;
+
+  @Field(() => GraphQLUUID, {
+    nullable: true,
+    description: 'Id of the user the event is about: the participant added, answering or removed.',
+  })
+  userId!: string | null;
+
+  @Field(() => GraphQLDateTime, { description: 'When the change was committed (UTC).' })
+  occurredAt!: string;
+}

@@ -1,0 +1,59 @@
+import type { Server } from 'node:http';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import type { GraphQLSchema } from 'graphql';
+import type { Logger } from 'pino';
+import type { AuthContext } from '../auth/authenticate';
+import { operationLabelPlugin } from '../observability/graphql-operation';
+import { GRAPHQL_LIMITS, graphqlArmor } from './armor';
+import { compiledExecution } from './compiled-execution';
+import { formatError } from './format-error';
+import { graphiqlLandingPage } from './graphiql';
+import { jsonClientStatusPlugin } from './http-status';
+import { nodeLimitPlugin } from './node-limit';
+import { subscriptionsOverWebSocketPlugin } from './subscriptions-over-websocket';
+import type { TrustedDocuments } from './trusted-documents';
+
+export const GRAPHQL_PATH = '/graphql';
+
+/** Apollo Server over the shared schema, with the offline GraphiQL IDE as its landing page. */
+export function createApolloServer(options: {
+  schema: GraphQLSchema;
+  httpServer: Server;
+  logger: Logger;
+  introspection: boolean;
+  /** The IDE page (see graphiqlIde), rendered once by the caller. */
+  ideHtml: string;
+  /** When on, automatic persisted queries find the trusted documents by id. */
+  trusted: TrustedDocuments | null;
+}): ApolloServer<AuthContext> {
+  const armor = graphqlArmor();
+  return new ApolloServer<AuthContext>({
+    gateway: compiledExecution(options.schema),
+    introspection: options.introspection,
+    includeStacktraceInErrorResponses: false,
+    allowBatchedHttpRequests: false,
+    // Otherwise Apollo's default: an in-memory store of up to ~30 MiB of document text.
+    ...(options.trusted && {
+      persistedQueries: { cache: options.trusted.persistedQueryStore() },
+    }),
+    parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
+    // main.ts owns SIGTERM/SIGINT and stops Apollo as part of its own graceful shutdown.
+    stopOnTerminationSignals: false,
+    formatError: formatError(options.logger),
+    logger: options.logger,
+    validationRules: armor.validationRules,
+    plugins: [
+      ...armor.plugins,
+      nodeLimitPlugin(options.schema),
+      jsonClientStatusPlugin(),
+      subscriptionsOverWebSocketPlugin(),
+      // No HTTP caching of GraphQL answers here; the plugin would cost a hook per field.
+      ApolloServerPluginCacheControlDisabled(),
+      ApolloServerPluginDrainHttpServer({ httpServer: options.httpServer }),
+      graphiqlLandingPage(options.ideHtml),
+      operationLabelPlugin(GRAPHQL_PATH),
+    ],
+  });
+}

@@ -1,0 +1,200 @@
+import {
+  type ExecutionArgs,
+  getOperationAST,
+  GraphQLError,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  OperationTypeNode,
+  parse,
+  specifiedRules,
+  validate,
+  type ValidationRule,
+} from 'graphql';
+import { CloseCode } from 'graphql-ws';
+import type { Logger } from 'pino';
+import type { Config } from '../../config';
+import type { AuthContext, RequestInfo } from '../auth/authenticate';
+import { GRAPHQL_LIMITS } from '../graphql/armor';
+import { assertWithinNodeLimit } from '../graphql/node-limit';
+import { apqHashOf, type TrustedDocuments } from '../graphql/trusted-documents';
+import { variableFailure } from '../graphql/variable-check';
+import type { LiveMetrics } from '../observability/metrics';
+import {
+  DocumentNotAllowedError,
+  LiveLimitError,
+  QueryTooLargeError,
+  WrongTransportError,
+} from '../shared/errors';
+import type { EventHub } from './event-hub';
+import { END_OF_STREAM, EventStream, type NoticeMapper } from './event-stream';
+import type { LiveScope } from './live-scope';
+import type { LiveAuthenticate, LiveSession } from './live-sessions';
+
+export interface LiveOperationsOptions<N> {
+  schema: GraphQLSchema;
+  /** A fresh context for an operation of `request`'s caller (read again from the token). */
+  createContext: (request: RequestInfo, live: LiveScope<N>) => Promise<AuthContext>;
+  /** The caller of a connection's `Authorization` value. */
+  authenticate: LiveAuthenticate;
+  hub: EventHub<N>;
+  limits: Config['subscriptions'];
+  logger: Logger;
+  metrics: LiveMetrics | null;
+  /** The HTTP face's validation rules (graphql-armor's limits), applied here too. */
+  validationRules: readonly ValidationRule[];
+  /** The HTTP face's error shaping (coded errors as they are, anything else masked). */
+  formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+  /** When on, the documents subscriptions may run, as on the HTTP face. */
+  trusted: TrustedDocuments | null;
+}
+
+/** A subscribe request as either transport receives it. */
+export interface SubscribePayload {
+  query: string;
+  operationName?: string | null;
+  variables?: unknown;
+  /** APQ's `persistedQuery.sha256Hash` names a trusted document (`query` may then be empty). */
+  extensions?: unknown;
+}
+
+/** WebSocket's "try again later" (RFC 6455): a subscriber that did not keep up. */
+const TRY_AGAIN_LATER = 1013;
+
+/** A subscribe message's variables: an object, as the transport has already checked. */
+const variablesOf = (variables: unknown): Record<string, unknown> =>
+  variables !== null && typeof variables === 'object' ? (variables as Record<string, unknown>) : {};
+
+/**
+ * The text a subscribe request runs under trusted documents: the trusted document its id names
+ * (the id decides), or its own text if that is trusted or may run anyway (logged); else null.
+ */
+function trustedSource(trusted: TrustedDocuments, payload: SubscribePayload): string | null {
+  const id = apqHashOf(payload.extensions);
+  const text = id === undefined ? undefined : trusted.textOf(id);
+  if (text !== undefined) {
+    return text;
+  }
+  if (id === undefined && trusted.trusts(payload.query)) {
+    return payload.query;
+  }
+  const named = { id, text: payload.query, operationName: payload.operationName };
+  return trusted.admitsUnknown(named, 'subscription') ? payload.query : null;
+}
+
+/**
+ * What both transports (WebSocket, event stream) do with a subscription: check the document as
+ * the HTTP face does (armor's rules, the node limit) and serve subscriptions only; then run it
+ * with a context that is renewed before each event.
+ */
+export class LiveOperations<N> {
+  private readonly rules: readonly ValidationRule[];
+
+  constructor(private readonly options: LiveOperationsOptions<N>) {
+    this.rules = [...specifiedRules, ...options.validationRules];
+  }
+
+  /** Errors as the HTTP face shapes them. */
+  format(errors: readonly GraphQLError[]): GraphQLFormattedError[] {
+    return errors.map((error) => this.options.formatError(error.toJSON(), error));
+  }
+
+  /**
+   * The execution of a subscribe request on `session` (which already runs `active`
+   * subscriptions), or why it is refused.
+   */
+  async prepare(
+    session: LiveSession,
+    payload: SubscribePayload,
+    active: number,
+  ): Promise<ExecutionArgs | readonly GraphQLError[]> {
+    const { schema, limits, createContext, trusted } = this.options;
+    const source = trusted ? trustedSource(trusted, payload) : payload.query;
+    if (source === null) {
+      return [new DocumentNotAllowedError()];
+    }
+    let document;
+    try {
+      document = parse(source, { maxTokens: GRAPHQL_LIMITS.maxTokens });
+    } catch (error) {
+      return [error instanceof GraphQLError ? error : new GraphQLError('Syntax error')];
+    }
+    const invalid = validate(schema, document, this.rules);
+    if (invalid.length > 0) {
+      return invalid;
+    }
+    const operation = getOperationAST(document, payload.operationName);
+    if (operation?.operation !== OperationTypeNode.SUBSCRIPTION) {
+      return [new WrongTransportError('OPERATION_NEEDS_HTTP')];
+    }
+    const variableValues = variablesOf(payload.variables);
+    try {
+      assertWithinNodeLimit(schema, document, operation, variableValues);
+    } catch (error) {
+      if (error instanceof QueryTooLargeError) {
+        return [error];
+      }
+      throw error;
+    }
+    if (active >= limits.perSocket) {
+      return [new LiveLimitError('TOO_MANY_SUBSCRIPTIONS', limits.perSocket)];
+    }
+    const live: LiveScope<N> = {
+      stream: (topic, map) => this.stream(session, context, live, topic, map),
+    };
+    const context = await createContext(session.request, live);
+    // The variables as the HTTP face judges them: a malformed id is a field error, not a crash.
+    const refused = await variableFailure(schema, operation, variableValues, context);
+    if (refused) {
+      return [refused];
+    }
+    return {
+      schema,
+      document,
+      operationName: payload.operationName,
+      variableValues,
+      contextValue: context,
+    };
+  }
+
+  /** A subscription's stream: the context renewed before each notice, failures skipped. */
+  private stream<T>(
+    session: LiveSession,
+    context: AuthContext,
+    live: LiveScope<N>,
+    topic: string,
+    map: NoticeMapper<T, N>,
+  ): EventStream<T, N> {
+    const { createContext, hub, limits, logger, metrics } = this.options;
+    metrics?.subscriptionsActive.inc();
+    return new EventStream<T, N>({
+      listen: (push) => hub.on(topic, push),
+      capacity: limits.queueSize,
+      onOverflow: () => {
+        metrics?.eventsDropped.inc({ reason: 'slow_consumer' });
+        logger.warn({ component: 'events', userId: session.user.id }, 'slow subscriber closed');
+        session.close(TRY_AGAIN_LATER, 'Slow consumer');
+      },
+      onEnd: () => metrics?.subscriptionsActive.dec(),
+      map: async (notice) => {
+        try {
+          const renewed = await createContext(session.request, live);
+          if (renewed.auth.failure !== null) {
+            // The user was deactivated (or their token expired) since the connection opened.
+            session.close(CloseCode.Forbidden, 'Forbidden');
+            return END_OF_STREAM;
+          }
+          Object.assign(context, renewed);
+          const value = await map(notice);
+          if (value !== null && value !== END_OF_STREAM) {
+            metrics?.eventsDelivered.inc();
+          }
+          return value;
+        } catch (error) {
+          metrics?.eventsDropped.inc({ reason: 'error' });
+          logger.warn({ component: 'events', err: error }, 'an event could not be read');
+          return null;
+        }
+      },
+    });
+  }
+}

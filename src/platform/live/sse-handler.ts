@@ -1,0 +1,65 @@
+import type { ExecutionArgs, GraphQLError, GraphQLFormattedError } from 'graphql';
+import type { ExecutionResult, OperationArgs, OperationContext } from 'graphql-sse';
+import { createHandler } from 'graphql-sse/lib/use/express';
+import type { RequestHandler } from 'express';
+import type { LiveOperations } from './live-operations';
+import { isRefusal, type LiveSessions, type Refusal } from './live-sessions';
+
+/** Where subscriptions are served as Server-Sent Events (graphql-sse, distinct connections). */
+export const SSE_PATH = '/graphql/stream';
+
+/**
+ * Subscriptions for clients that cannot open WebSockets: one request per subscription (the
+ * graphql-sse protocol's distinct connections mode), authenticated by its `Authorization` header
+ * as any HTTP request; the same bounds and rules as over WebSocket. A refused request answers
+ * 401 (no or a bad token) or 429 (too many connections of one user).
+ */
+export function sseHandler<N>(
+  operations: LiveOperations<N>,
+  sessions: LiveSessions,
+): RequestHandler {
+  const handler = createHandler({
+    // No stream tokens: the single connection mode (a reserved stream) is not offered.
+    authenticate: () => null,
+    onSubscribe: async (req, params) => {
+      const res = req.context.res;
+      const opened = await sessions.start(
+        req.headers.get('authorization') ?? undefined,
+        req.raw.ip ?? 'unknown',
+        () => res.end(),
+      );
+      if (isRefusal(opened)) {
+        return answer(refusalStatus(opened), opened.reason, operations.format([opened.error]));
+      }
+      res.once('close', () => opened.end());
+      const prepared = await operations.prepare(opened, params, 0);
+      if (isRefused(prepared)) {
+        opened.end();
+        // Refused before it runs, as the HTTP face refuses a request: 400 and the errors.
+        return answer(400, 'Bad Request', operations.format(prepared));
+      }
+      // Our context is an object; graphql-sse's type for it only lists what it may be.
+      return prepared as OperationArgs<OperationContext>;
+    },
+    onNext: (_ctx, _req, result) =>
+      result.errors
+        ? ({ ...result, errors: operations.format(result.errors) } as unknown as ExecutionResult)
+        : undefined,
+  });
+  return (req, res, next) => {
+    handler(req, res).catch(next);
+  };
+}
+
+const isRefused = (prepared: ExecutionArgs | readonly GraphQLError[]) => Array.isArray(prepared);
+
+/** A refusal as graphql-sse sends it: a status and a JSON body of GraphQL errors. */
+const answer = (status: number, statusText: string, errors: readonly GraphQLFormattedError[]) =>
+  [
+    JSON.stringify({ errors }),
+    { status, statusText, headers: { 'content-type': 'application/json; charset=utf-8' } },
+  ] as const;
+
+/** 401 for a missing or bad token (as over HTTP), 429 for too many connections. */
+const refusalStatus = (refusal: Refusal): number =>
+  refusal.error.extensions['code'] === 'UNAUTHENTICATED' ? 401 : 429;

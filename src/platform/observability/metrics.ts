@@ -1,0 +1,121 @@
+import cluster from 'node:cluster';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { RequestHandler } from 'express';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { answerPrimaryScrapes } from './cluster-metrics';
+import { exposition } from './metrics-server';
+
+/** What the connection pool (tarn, under knex) tells about itself. */
+interface PoolState {
+  numUsed(): number;
+  numFree(): number;
+  numPendingAcquires(): number;
+  max: number;
+}
+
+/** The ORM's connection pool, when it has one (a PostgreSQL server). */
+function poolOf(orm: MikroORM): PoolState | undefined {
+  const pool = orm.em.getConnection().getKnex().client.pool as PoolState | undefined;
+  return typeof pool?.numPendingAcquires === 'function' ? pool : undefined;
+}
+
+/** What the WebSocket subscriptions report (src/platform/live/). */
+export interface LiveMetrics {
+  socketsOpen: Gauge;
+  subscriptionsActive: Gauge;
+  eventsDelivered: Counter;
+  /** Events not delivered: `slow_consumer` (its queue was full) or `error` (reading it failed). */
+  eventsDropped: Counter<'reason'>;
+  /** Times the event listener lost its database connection. */
+  listenerReconnects: Counter;
+}
+
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/**
+ * The service's Prometheus metrics: request durations by route (REST route or GraphQL
+ * operation) and status, the database pool, and Node's process metrics (event-loop lag, memory,
+ * CPU, GC). In a cluster worker the registry also answers the primary, which aggregates.
+ */
+export class Metrics {
+  readonly registry: Registry;
+  private readonly duration: Histogram<'method' | 'route' | 'status'>;
+  readonly live: LiveMetrics;
+
+  constructor(orm: MikroORM) {
+    this.registry = new Registry();
+    if (cluster.isWorker) {
+      answerPrimaryScrapes(this.registry);
+    }
+    collectDefaultMetrics({ register: this.registry });
+    this.duration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time to answer an HTTP request, by REST route or GraphQL operation and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: DURATION_BUCKETS,
+      registers: [this.registry],
+    });
+    const pool = (read: (pool: PoolState) => number) =>
+      function (this: Gauge) {
+        const state = poolOf(orm);
+        if (state) {
+          this.set(read(state));
+        }
+      };
+    const gauges: Array<[string, string, (pool: PoolState) => number]> = [
+      ['db_pool_connections_in_use', 'Database connections lent to a request', (p) => p.numUsed()],
+      ['db_pool_connections_idle', 'Open database connections not in use', (p) => p.numFree()],
+      [
+        'db_pool_waiting',
+        'Requests waiting for a database connection',
+        (p) => p.numPendingAcquires(),
+      ],
+      ['db_pool_connections_max', 'Size of the database connection pool', (p) => p.max],
+    ];
+    for (const [name, help, read] of gauges) {
+      new Gauge({ name, help, registers: [this.registry], collect: pool(read) });
+    }
+    const registers = [this.registry];
+    this.live = {
+      socketsOpen: new Gauge({
+        name: 'graphql_ws_sockets_open',
+        help: 'WebSocket connections authenticated and open',
+        registers,
+      }),
+      subscriptionsActive: new Gauge({
+        name: 'graphql_subscriptions_active',
+        help: 'GraphQL subscriptions currently running',
+        registers,
+      }),
+      eventsDelivered: new Counter({
+        name: 'graphql_subscription_events_delivered_total',
+        help: 'Events handed to a subscriber',
+        registers,
+      }),
+      eventsDropped: new Counter({
+        name: 'graphql_subscription_events_dropped_total',
+        help: 'Events not delivered, by reason',
+        labelNames: ['reason'],
+        registers,
+      }),
+      listenerReconnects: new Counter({
+        name: 'events_listener_reconnects_total',
+        help: 'Times the event listener lost its database connection and reconnected',
+        registers,
+      }),
+    };
+  }
+
+  /** One request answered: one histogram observation. */
+  observe(method: string, route: string, status: number, seconds: number): void {
+    this.duration.observe({ method, route, status }, seconds);
+  }
+
+  /** The handler that serves the registry in Prometheus' text format. */
+  handler(): RequestHandler {
+    return exposition(this.registry, () => this.registry.metrics());
+  }
+}
+
+/** Where a cluster's primary serves its workers' metrics when METRICS_PORT is not set. */
+export const CLUSTER_METRICS_PORT = 9464;

@@ -1,0 +1,81 @@
+import { ConnectionException, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { type AppError, DatabaseUnavailableError } from './errors';
+
+/** Name of the constraint a database error is about, when the driver tells it. */
+function constraintOf(error: unknown): string | undefined {
+  const constraint = (error as { constraint?: unknown }).constraint;
+  return typeof constraint === 'string' ? constraint : undefined;
+}
+
+/**
+ * Runs a write and turns a unique violation of one of the named constraints into the coded
+ * error given for it, so concurrent duplicates fail like sequential ones.
+ */
+export async function onUniqueViolation<T>(
+  write: () => Promise<T>,
+  errors: Record<string, () => AppError>,
+): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof UniqueConstraintViolationException) {
+      const name = constraintOf(error);
+      const mapped = name ? errors[name] : undefined;
+      if (mapped) {
+        throw mapped();
+      }
+    }
+    throw error;
+  }
+}
+
+/**
+ * A request's wait for the database that its deadline ended (src/platform/postgres/request-deadline.ts): for a
+ * pooled connection, or a statement (which is cancelled on the server). `during` says which.
+ */
+export class DeadlineExceededError extends Error {
+  constructor(readonly during: 'a pooled connection' | 'a statement') {
+    super(`request deadline reached waiting for ${during}`);
+    this.name = 'DeadlineExceededError';
+  }
+}
+
+// Connection and resource classes (08P01, a protocol violation, is caused by the request
+// itself); 57014: a statement cancelled by statement_timeout; 55P03: lock_timeout.
+const unavailableStates = /^(08(?!P01)|53|57P|57014$|55P03$)/;
+const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']);
+// Driver messages without a code. knex's "Transaction query already complete" is what the next
+// statement of a transaction gets once the transaction's connection has been lost under it; pg's
+// "not queryable" is what a client whose connection broke answers every later statement.
+const lostMessages =
+  /Connection terminated|Timeout acquiring a connection|connect ECONNREFUSED|Transaction query already complete|is not queryable|timeout exceeded when trying to connect/;
+
+/**
+ * True when the error says the database cannot be reached or is shutting down (or starting up).
+ * Looks through an `Error#cause` too (a driver error wrapped by the ORM or the pool).
+ */
+function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (error instanceof ConnectionException || error instanceof DeadlineExceededError) {
+    return true;
+  }
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && (unavailableCodes.has(code) || unavailableStates.test(code))) {
+    return true;
+  }
+  if (error instanceof Error && lostMessages.test(error.message)) {
+    return true;
+  }
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return depth < 4 && cause != null && cause !== error && isDatabaseUnavailable(cause, depth + 1);
+}
+
+/**
+ * The one classification of a driver or pool error, where it enters (src/db): a lost, closing or
+ * overloaded database becomes a `DatabaseUnavailableError`; anything else is returned as it is.
+ */
+export function classifyDatabaseError(error: unknown): unknown {
+  if (error instanceof DatabaseUnavailableError || !isDatabaseUnavailable(error)) {
+    return error;
+  }
+  return new DatabaseUnavailableError(error);
+}
