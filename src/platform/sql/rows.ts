@@ -1,4 +1,3 @@
-import { PostgreSqlKnexDialect } from '@mikro-orm/knex';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Knex } from 'knex';
 import type { QueryConfig } from 'pg';
@@ -27,9 +26,9 @@ function isUtcText(text: string): boolean {
 /**
  * A timestamp as ISO 8601 UTC text with milliseconds, as the API writes it. PostgreSQL answers
  * text (the ORM turns pg's own parsing off; sessions run in UTC), '2026-11-22 04:21:03.032145+00',
- * rewritten here without building a Date; the embedded database answers a Date. The common case,
- * a UTC time with milliseconds or more, is two slices: measured on a user record with two
- * timestamps, 963 → 691 bytes allocated and 640 → 500 ns.
+ * rewritten here without building a Date (a Date, as the ORM's entities hold, is converted too).
+ * The common case, a UTC time with milliseconds or more, is two slices: measured on a user record
+ * with two timestamps, 963 → 691 bytes allocated and 640 → 500 ns.
  */
 export function toIsoTimestamp(value: unknown): string {
   if (value instanceof Date) {
@@ -219,8 +218,6 @@ export function arrayLiteral(values: readonly string[]): string {
   return `{${values.map((value) => `"${value.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 }
 
-const isServer = new WeakMap<Knex, boolean>();
-
 /** Knex instances whose connections must not keep statements prepared. */
 const unnamed = new WeakSet<Knex>();
 
@@ -234,27 +231,15 @@ export function sendUnnamed(knex: Knex): void {
   unnamed.add(knex);
 }
 
-/** Whether statements go to a PostgreSQL server through pg (else through the embedded dialect). */
-export function onServer(knex: Knex): boolean {
-  let server = isServer.get(knex);
-  if (server === undefined) {
-    // The embedded database has a dialect of its own; a server is reached through this one.
-    server = knex.client.config.client === PostgreSqlKnexDialect;
-    isServer.set(knex, server);
-  }
-  return server;
-}
-
 /**
  * Runs one statement (`?` placeholders; no `?` may appear in the SQL otherwise) and answers its
- * rows. On a PostgreSQL server it goes straight to a `pg` connection, the transaction's when the
+ * rows. It goes straight to a `pg` connection, the transaction's when the
  * entity manager has one, else a pooled one, as a parameterised (by default prepared) statement:
  * no query building, no values inlined into the text, no planning on every call. The ORM's own
  * `execute` inlines every value into the text (so each statement is parsed and planned again) and
  * passes through knex's raw query builder; measured on the write scenario, MikroORM, knex and
- * lodash were 14% of the service's busy time. On the embedded database it runs through the ORM's
- * connection. Counted like the ORM's own statements either way; errors are converted as the ORM
- * converts them (a unique violation names its constraint; a lost database is typed, 503).
+ * lodash were 14% of the service's busy time. Counted like the ORM's own statements; errors are
+ * converted as the ORM converts them (a unique violation names its constraint; a lost database is typed, 503).
  */
 async function runStatement(
   em: EntityManager,
@@ -264,9 +249,6 @@ async function runStatement(
 ): Promise<Row[]> {
   const transaction = em.getTransactionContext<Knex.Transaction>();
   const knex = em.getConnection().getKnex();
-  if (!onServer(knex)) {
-    return ormExecute(em, sql, params);
-  }
   em.config.get('onQuery')(sql, [...params]);
   const statement = forServer(sql);
   const { text, name } = statement;
@@ -290,20 +272,6 @@ async function runStatement(
     } finally {
       pool.releaseConnection(client);
     }
-  } catch (error) {
-    throw em.getDriver().convertException(error as Error);
-  }
-}
-
-async function ormExecute(
-  em: EntityManager,
-  sql: string,
-  params: readonly unknown[],
-): Promise<Row[]> {
-  try {
-    return await em
-      .getConnection()
-      .execute<Row[]>(sql, [...params], 'all', em.getTransactionContext());
   } catch (error) {
     throw em.getDriver().convertException(error as Error);
   }
