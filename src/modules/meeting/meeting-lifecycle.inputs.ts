@@ -1,17 +1,7 @@
 import { ValidateNested } from 'class-validator';
 import { ArgsType, Field, InputType } from 'type-graphql';
 import { type InputClass, PartialInput, PickInput } from '../../platform/shared/derived-inputs';
-import { AddParticipantInput, MeetingInput, MeetingRef } from './meeting.inputs';
-
-/** The fields an edit may change: the create input's, but the start (see rescheduleMeeting). */
-export const EDITABLE_FIELDS = [
-  'title',
-  'type',
-  'location',
-  'locationUrl',
-  'appointedBy',
-  'assignedTo',
-] as const;
+import { AddParticipantInput, EDITABLE_FIELDS, MeetingInput, MeetingRef } from './meeting.inputs';
 
 @InputType({
   description:

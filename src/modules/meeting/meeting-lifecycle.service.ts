@@ -4,7 +4,7 @@ import type { ParticipantStatus } from './participant.entity';
 import type { ParticipantRecord } from './participant.store';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../platform/shared/errors';
 import type { UserRecord } from '../user/user.store';
-import { MeetingStatus, MeetingType } from './meeting.entity';
+import { MeetingStatus } from './meeting.entity';
 import type {
   CancelMeetingInput,
   CompleteMeetingInput,
@@ -13,6 +13,7 @@ import type {
   RescheduleMeetingInput,
   UpdateMeetingInput,
 } from './meeting-lifecycle.inputs';
+import { storedEdits } from './meeting.inputs';
 import {
   answerAfterReschedule,
   completionRefusal,
@@ -21,13 +22,7 @@ import {
   statusAfterDeparture,
 } from './meeting.rules';
 import { lockVisible, requireVisibleUsers } from './meeting.service';
-import type { LockedMeeting, MeetingChanges, MeetingRecord } from './meeting.store';
-
-/** The columns an edit writes. */
-type MeetingEdits = Pick<
-  MeetingChanges,
-  'title' | 'type' | 'location' | 'locationUrl' | 'appointedBy' | 'assignedTo'
->;
+import type { LockedMeeting, MeetingRecord } from './meeting.store';
 
 /**
  * What a change to a locked meeting did: the meeting as it now is, and the change subscribers
@@ -64,30 +59,6 @@ function requireOpen(meeting: MeetingRecord): void {
   }
 }
 
-/** What an edit writes: the fields given, trimmed and lower-cased as createMeeting stores them. */
-function editsOf(input: UpdateMeetingInput): MeetingEdits {
-  const edits: MeetingEdits = {};
-  if (input.title !== undefined) {
-    edits.title = input.title.trim();
-  }
-  if (input.location !== undefined) {
-    edits.location = input.location.trim();
-  }
-  if (input.type !== undefined) {
-    edits.type = input.type ?? MeetingType.ALL_HANDS;
-  }
-  if (input.locationUrl !== undefined) {
-    edits.locationUrl = input.locationUrl;
-  }
-  if (input.appointedBy !== undefined) {
-    edits.appointedBy = input.appointedBy ?? null;
-  }
-  if (input.assignedTo !== undefined) {
-    edits.assignedTo = input.assignedTo ?? null;
-  }
-  return edits;
-}
-
 /**
  * The meeting lifecycle after creation: edit, reschedule, cancel, complete, remove and leave
  * (CONTRACT.md §7). Each change runs in a transaction holding the meeting's row lock, so changes
@@ -101,7 +72,7 @@ export class MeetingLifecycleService {
 
   /** Changes the fields given; answers and status stay. Owner or admin, open meetings only. */
   update(viewer: UserRecord, input: UpdateMeetingInput): Promise<MeetingRecord> {
-    const edits = editsOf(input);
+    const edits = storedEdits(input);
     return this.change(viewer, input.meetingId, async ({ meeting }, tx) => {
       requireManager(viewer, meeting, 'ONLY_MEETING_OWNER_CAN_EDIT');
       requireOpen(meeting);

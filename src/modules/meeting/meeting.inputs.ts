@@ -19,7 +19,13 @@ import {
   TrimmedMinLength,
 } from '../../platform/shared/validation';
 import { ParticipantStatus } from './participant.entity';
-import { MEETING_LIMITS, MeetingRole, MeetingStatus, MeetingType } from './meeting.entity';
+import {
+  MEETING_LIMITS,
+  type Meeting,
+  MeetingRole,
+  MeetingStatus,
+  MeetingType,
+} from './meeting.entity';
 import type { MeetingFilter } from './meeting.store';
 import type { InvitationFilter } from './participant.store';
 
@@ -62,6 +68,64 @@ export class MeetingInput {
     description: 'Id of the user the meeting is assigned to.',
   })
   assignedTo?: string | null;
+}
+
+/**
+ * How each field a caller sets is stored: the one list of a meeting's settable fields. The edit
+ * input (UpdateMeetingInput), the writes of create and update, and the store's types derive
+ * from it; a new settable field is a column on Meeting, a field on MeetingInput and a line here.
+ */
+export const STORED_AS = {
+  title: (title: string) => title.trim(),
+  type: (type: MeetingType | null | undefined) => type ?? MeetingType.ALL_HANDS,
+  startTime: (start: Date) => start,
+  location: (location: string) => location.trim(),
+  locationUrl: (url: string | null | undefined) => url ?? null,
+  appointedBy: (userId: string | null | undefined) => userId ?? null,
+  assignedTo: (userId: string | null | undefined) => userId ?? null,
+} satisfies { [K in keyof MeetingInput]-?: (value: MeetingInput[K]) => Meeting[K] };
+
+/** The fields a caller sets on a meeting. */
+export type SettableField = keyof typeof STORED_AS;
+
+const SETTABLE_FIELDS = Object.keys(STORED_AS) as SettableField[];
+
+/** The fields an edit may change: all but the start, which rescheduleMeeting moves. */
+export const EDITABLE_FIELDS = SETTABLE_FIELDS.filter(
+  (field): field is Exclude<SettableField, 'startTime'> => field !== 'startTime',
+);
+
+export type EditableField = (typeof EDITABLE_FIELDS)[number];
+
+/** One field's value as it is stored. */
+function stored<K extends SettableField>(field: K, value: MeetingInput[K]): Meeting[K] {
+  // `satisfies` above checks each function against its field; TypeScript cannot carry that
+  // check through an index by a generic key.
+  const store = STORED_AS[field] as unknown as (given: MeetingInput[K]) => Meeting[K];
+  return store(value);
+}
+
+/** A new meeting's fields as they are stored (those the input leaves out at their defaults). */
+export function storedFields(input: MeetingInput): Pick<Meeting, SettableField> {
+  const fields: Partial<Pick<Meeting, SettableField>> = {};
+  for (const field of SETTABLE_FIELDS) {
+    Object.assign(fields, { [field]: stored(field, input[field]) });
+  }
+  return fields as Pick<Meeting, SettableField>;
+}
+
+/** What an edit writes: the fields it gives (not undefined), as they are stored. */
+export function storedEdits(
+  input: Partial<Pick<MeetingInput, EditableField>>,
+): Partial<Pick<Meeting, EditableField>> {
+  const edits: Partial<Pick<Meeting, EditableField>> = {};
+  for (const field of EDITABLE_FIELDS) {
+    const value = input[field];
+    if (value !== undefined) {
+      Object.assign(edits, { [field]: stored(field, value) });
+    }
+  }
+  return edits;
 }
 
 @InputType({ description: 'A user to invite, with an optional initial answer.' })

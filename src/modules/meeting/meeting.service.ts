@@ -15,7 +15,7 @@ import { ParticipantStatus } from './participant.entity';
 import type { InvitationFilter, ParticipantRecord } from './participant.store';
 import { type UserRecord, userNotFound } from '../user/user.store';
 import { MeetingStatus } from './meeting.entity';
-import type { AddParticipantInput, CreateMeetingInput } from './meeting.inputs';
+import { type AddParticipantInput, type CreateMeetingInput, storedFields } from './meeting.inputs';
 import { isClosed, managesMeeting, seesMeeting, statusAfterAnswers } from './meeting.rules';
 import type { LockedMeeting, MeetingFilter, MeetingRecord } from './meeting.store';
 
@@ -129,14 +129,8 @@ export class MeetingService {
     await requireVisibleUsers(this.stores, [...invited, appointedBy, assignedTo]);
     return this.stores.transaction(async (tx) => {
       const created = await tx.meetings.create({
-        title: input.title.trim(),
-        ...(input.type ? { type: input.type } : {}),
-        startTime: input.startTime,
-        location: input.location.trim(),
-        locationUrl: input.locationUrl ?? null,
+        ...storedFields(input),
         ownerId: viewer.id,
-        appointedBy,
-        assignedTo,
       });
       // Explicit timestamps keep the owner first and the guests in the order given.
       const start = Date.parse(created.createdAt);

@@ -31,16 +31,13 @@ import {
 } from './participant.store';
 import { User } from '../user/user.entity';
 import { Meeting, MeetingRole } from './meeting.entity';
+import type { SettableField } from './meeting.inputs';
 
 /** A meeting as queries and mutations answer it. */
 export type MeetingRecord = ReadModel<Meeting>;
 
-/** The fields a new meeting is written with. */
-export type NewMeeting = Pick<
-  Meeting,
-  'title' | 'startTime' | 'location' | 'locationUrl' | 'ownerId' | 'appointedBy' | 'assignedTo'
-> &
-  Partial<Pick<Meeting, 'type'>>;
+/** The fields a new meeting is written with: what its creator sets, and its owner. */
+export type NewMeeting = Pick<Meeting, SettableField | 'ownerId'>;
 
 /** Which of the caller's meetings a list shows, and in which order of start time. */
 export interface MeetingFilter {
@@ -52,19 +49,7 @@ export interface MeetingFilter {
 }
 
 /** What a write may change of a meeting (its id, owner and creation stay). */
-export type MeetingChanges = Partial<
-  Pick<
-    MeetingRecord,
-    | 'title'
-    | 'type'
-    | 'startTime'
-    | 'location'
-    | 'locationUrl'
-    | 'appointedBy'
-    | 'assignedTo'
-    | 'status'
-  >
->;
+export type MeetingChanges = Partial<Pick<MeetingRecord, SettableField | 'status'>>;
 
 /** A meeting locked for a write, with its participants in the order they were added. */
 export interface LockedMeeting {
