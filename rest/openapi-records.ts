@@ -54,7 +54,7 @@ function selectedFields(
       throw new Error(`OpenAPI: conditional selection on ${type.name}`);
     }
     if (selection.kind === Kind.FIELD) {
-      // The same key as the wire output's alias (rest/wire-output.ts).
+      // The same key as the wire output's alias (rest/wire.ts).
       const key = toSnake(selection.alias?.value ?? selection.name.value);
       into.set(key, [...(into.get(key) ?? []), selection]);
       continue;

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type VariablePosition, variablePositions } from '../src/platform/graphql/argument-rules';
-import { compileOperation, type RunOperation } from '../src/platform/graphql/compiled-query';
+import { compileOperation, type RunOperation } from '../src/platform/graphql/execution';
 import { toSnake } from './names';
-import { wireEnumSerializers, withWireNames } from './wire-output';
+import { wireEnumSerializers, withWireNames } from './wire';
 import {
   type DocumentNode,
   type FieldNode,

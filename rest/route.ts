@@ -1,5 +1,5 @@
 import type { BodyKind } from './body';
-import type { RequestValues } from './wire-input';
+import type { RequestValues } from './wire';
 
 /** A JSON Schema fragment for the OpenAPI document (records are referenced by name). */
 export type SchemaRef = { $ref: string } | { type: 'array'; items: { $ref: string } };

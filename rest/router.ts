@@ -1,8 +1,8 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
-import type { Context } from '../src/context';
-import type { RequestInfo } from '../src/platform/auth/authenticate';
+import type { Context } from '../src/modules';
+import type { RequestInfo } from '../src/platform/auth/tokens';
 import {
   argumentRuleFailures,
   besideTypeFailures,
@@ -10,7 +10,7 @@ import {
   variablePathOf,
 } from '../src/platform/graphql/argument-rules';
 import { HttpRequestError, notFound, sendHttpError } from '../src/platform/http/http-errors';
-import { currentRequest } from '../src/platform/observability/request-scope';
+import { currentRequest } from '../src/platform/observability/request-tracking';
 import { type FieldErrors, ValidationFailedError } from '../src/platform/shared/errors';
 import { BODY_LIMIT_BYTES, readBody } from './body';
 import { loadOperations, type PreparedOperation } from './operations';
@@ -24,7 +24,7 @@ import {
   planVariables,
   type RequestValues,
   type VariablePlan,
-} from './wire-input';
+} from './wire';
 
 export const REST_PREFIX = '/api/v1';
 

@@ -12,10 +12,20 @@ import { loadSigningKey } from './platform/auth/keys';
 import { PasswordHasher, type PasswordHashCost } from './platform/auth/password';
 import { DEFAULT_ISSUER, TokenService } from './platform/auth/tokens';
 import type { Config } from './config';
-import { type AppDependencies, authenticateCaller, createContext } from './context';
+import {
+  type AppDependencies,
+  authenticateCaller,
+  createContext,
+  createSchema,
+  liveEvents,
+} from './modules';
 import { guardDatabase } from './platform/postgres/database-guard';
 import { type Database, openDatabase } from './platform/postgres/orm';
-import { QueryCounter } from './platform/sql/query-stats';
+import {
+  QueryCounter,
+  requestTracking,
+  withoutDeadline,
+} from './platform/observability/request-tracking';
 import { EventHub } from './platform/live/event-hub';
 import { startLiveServer } from './platform/live/live-server';
 import { NoticeListener } from './platform/live/notice-listener';
@@ -41,8 +51,6 @@ import { createLogger } from './platform/observability/logger';
 import { Metrics } from './platform/observability/metrics';
 import { listenForMetrics } from './platform/observability/metrics-server';
 import { scrub } from './platform/observability/log-safety';
-import { requestTracking, withoutDeadline } from './platform/observability/request-tracking';
-import { createSchema, liveEvents } from './modules';
 import { docsRouter } from '../rest/docs';
 import { operationDocuments } from '../rest/operations';
 import { REST_PREFIX, restRouter } from '../rest/router';

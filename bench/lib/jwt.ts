@@ -71,7 +71,7 @@ export function signAccessToken(
     exp: now + ttlSeconds,
     jti: randomUUID(),
     // A session, as the service's tokens name one, so requests pay for its check
-    // (src/modules/user/user.caller.ts); no refresh token records it, so it is never revoked.
+    // (src/modules/user/user.rules.ts); no refresh token records it, so it is never revoked.
     sid: randomUUID(),
   });
   const input = `${header}.${payload}`;

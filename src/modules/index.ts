@@ -1,20 +1,23 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { GraphQLSchema } from 'graphql';
-import type { AppDependencies } from '../context';
-import type { RequestInfo } from '../platform/auth/authenticate';
-import type { CountAttempt } from '../platform/auth/attempt-limiter';
+import {
+  authenticate,
+  type AuthState,
+  type RequestInfo,
+  type TokenService,
+} from '../platform/auth/tokens';
+import type { AttemptLimiter, CountAttempt } from '../platform/auth/attempt-limiter';
 import { buildServiceSchema, type SchemaBounds } from '../platform/graphql/build-schema';
 import { EventStore } from '../platform/live/event.store';
 import { BaseEntity } from '../platform/shared/base.entity';
 import { inSqlTransaction } from '../platform/sql/sql-transaction';
-// The resolvers first, in this order: type-graphql orders the schema's fields as their classes
-// load, and schema/schema.graphql is printed in it.
+// The resolvers before the other modules' files, in this order: type-graphql orders the schema's
+// fields as their classes load, and schema/schema.graphql is printed in it.
 import { AuthResolver } from './auth/auth.resolver';
 import { FollowResolver } from './follow/follow.resolver';
-import { MeetingResolver } from './meeting/meeting.resolver';
+import { MeetingResolver, ParticipantResolver } from './meeting/meeting.resolver';
 import { MeetingLifecycleResolver } from './meeting/meeting-lifecycle.resolver';
 import { NodeResolver } from './node/node.resolver';
-import { ParticipantResolver } from './meeting/participant.resolver';
 import { UserResolver } from './user/user.resolver';
 import { SubscriptionResolver } from './meeting/subscription.resolver';
 import { AuthService } from './auth/auth.service';
@@ -24,13 +27,12 @@ import { Follow } from './follow/follow.entity';
 import { FollowService } from './follow/follow.service';
 import { FollowStore } from './follow/follow.store';
 import { FollowConnection } from './follow/follow.types';
-import { changeNotice, topicsOf } from './meeting/meeting-event';
+import { changeNotice, type ChangeNotice, topicsOf } from './meeting/meeting-event';
 import { Meeting } from './meeting/meeting.entity';
-import { meetingLoaders } from './meeting/meeting.loaders';
+import { meetingLoaders, MeetingStore } from './meeting/meeting.store';
 import { MeetingLifecycleService } from './meeting/meeting-lifecycle.service';
 import { DEFAULT_MAX_PARTICIPANTS_PER_MEETING } from './meeting/meeting.limits';
 import { MeetingService } from './meeting/meeting.service';
-import { MeetingStore } from './meeting/meeting.store';
 import { MeetingConnection, ParticipantConnection } from './meeting/meeting.types';
 import { Participant } from './meeting/participant.entity';
 import { ParticipantStore } from './meeting/participant.store';
@@ -38,13 +40,17 @@ import { NodeService } from './node/node.service';
 import { NodeStore } from './node/node.store';
 import { UserSearchGram } from './user/user-search-gram.entity';
 import { User } from './user/user.entity';
-import { userLoaders } from './user/user.loaders';
+import { userLoaders, type UserRecord, UserStore } from './user/user.store';
 import { UserService } from './user/user.service';
-import { UserStore } from './user/user.store';
 import { UserConnection } from './user/user.types';
+import type { PasswordHasher } from '../platform/auth/password';
+import type { LiveScope } from '../platform/live/live-scope';
+import { currentRequest } from '../platform/observability/request-tracking';
+import { callerLookup } from './user/user.rules';
 
 // The one registry of the modules: a new module adds its entities, resolvers, stores, loaders and
-// services here, and nowhere else. Everything below the lists derives from them.
+// services here, and nowhere else. Everything below the lists derives from them, down to the
+// context each operation (GraphQL or REST) runs with.
 
 /** Every entity MikroORM maps (the migrations make their tables). */
 export const entities = [
@@ -203,4 +209,63 @@ export function createServices(
   loaders: Loaders,
 ): Services {
   return new RequestServices(deps, request, stores, loaders) as unknown as Services;
+}
+
+/** What lives as long as the process: the ORM and the key material. */
+export interface AppDependencies {
+  orm: MikroORM;
+  tokens: TokenService;
+  passwords: PasswordHasher;
+  attempts: AttemptLimiter;
+  /** The most participants a meeting holds, the owner included. */
+  maxParticipantsPerMeeting: number;
+}
+
+/** Everything one GraphQL operation (from /graphql or the REST facade) works with. */
+export interface Context {
+  em: EntityManager;
+  auth: AuthState<UserRecord>;
+  loaders: Loaders;
+  services: Services;
+  /** A subscription's events (WebSocket only); null for queries and mutations over HTTP. */
+  live: LiveScope<ChangeNotice> | null;
+}
+
+/** Builds a fresh context: a forked entity manager, new loaders, the caller from the token. */
+export async function createContext(
+  deps: AppDependencies,
+  request: RequestInfo,
+  live: LiveScope<ChangeNotice> | null = null,
+): Promise<Context> {
+  const em = deps.orm.em.fork();
+  const stores = createStores(em);
+  const loaders = createLoaders(stores);
+  const auth = await authenticate(request.authorization, callerLookup(stores.users), deps.tokens);
+  if (auth.user) {
+    const scope = currentRequest();
+    if (scope) {
+      scope.userId = auth.user.id;
+    }
+    // The caller is often also a participant or follower being shown: no second read.
+    loaders.primeUsers([auth.user]);
+  }
+  return {
+    em,
+    auth,
+    loaders,
+    services: createServices(deps, request, stores, loaders),
+    live,
+  };
+}
+
+/**
+ * The caller of an `Authorization` value, read afresh (a live connection's, when it opens and
+ * whenever sessions may have ended).
+ */
+export function authenticateCaller(
+  deps: AppDependencies,
+  authorization: string | undefined,
+): Promise<AuthState<UserRecord>> {
+  const users = createStores(deps.orm.em.fork()).users;
+  return authenticate(authorization, callerLookup(users), deps.tokens);
 }

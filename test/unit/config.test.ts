@@ -1,5 +1,5 @@
 import { ConfigError, DEFAULT_JWT_SECRET, loadConfig } from '../../src/config';
-import { waitBudgetMs } from '../../src/platform/observability/request-scope';
+import { waitBudgetMs } from '../../src/platform/observability/request-tracking';
 
 describe('configuration', () => {
   it('defaults to port 8000 and the embedded database under ./data', () => {

@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, Mutation, Resolver } from 'type-graphql';
-import type { Context } from '../../context';
-import { Viewer } from '../../platform/shared/viewer.decorator';
+import type { Context } from '../index';
+import { Viewer } from '../../platform/auth/tokens';
 import type { UserRecord } from '../user/user.store';
 import { RegisterInput } from '../user/user.inputs';
 import { ChangePasswordInput, LoginInput, LogoutInput, RefreshTokenInput } from './auth.inputs';

@@ -9,9 +9,9 @@ import {
   Resolver,
   Root,
 } from 'type-graphql';
-import type { Context } from '../../context';
+import type { Context } from '../index';
 import { PageArgs, Paginated } from '../../platform/shared/pagination';
-import { Viewer } from '../../platform/shared/viewer.decorator';
+import { Viewer } from '../../platform/auth/tokens';
 import { User } from '../user/user.entity';
 import { Follow } from './follow.entity';
 import type { FollowRecord } from './follow.store';

@@ -1,6 +1,6 @@
 import { Args, Authorized, Ctx, Mutation, Resolver } from 'type-graphql';
-import type { Context } from '../../context';
-import { Viewer } from '../../platform/shared/viewer.decorator';
+import type { Context } from '../index';
+import { Viewer } from '../../platform/auth/tokens';
 import type { UserRecord } from '../user/user.store';
 import {
   CancelMeetingArgs,

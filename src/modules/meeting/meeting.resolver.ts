@@ -9,9 +9,9 @@ import {
   Resolver,
   Root,
 } from 'type-graphql';
-import type { Context } from '../../context';
-import { Viewer } from '../../platform/shared/viewer.decorator';
-import { Participant } from './participant.entity';
+import type { Context } from '../index';
+import { Viewer } from '../../platform/auth/tokens';
+import { Participant, ParticipantStatus } from './participant.entity';
 import { User } from '../user/user.entity';
 import { Meeting } from './meeting.entity';
 import type { MeetingRecord } from './meeting.store';
@@ -26,7 +26,6 @@ import {
   MeetingConnection,
   ParticipantConnection,
 } from './meeting.types';
-import { ParticipantStatus } from './participant.entity';
 import {
   AddParticipantInput,
   ApproveMeetingInput,
@@ -182,5 +181,21 @@ export class MeetingResolver {
     @Ctx() ctx: Context,
   ): Promise<ConnectionResult<ParticipantRecord>> {
     return ctx.services.meetings.participants(meeting.id, answers, slice);
+  }
+}
+
+@Resolver(() => Participant)
+export class ParticipantResolver {
+  @FieldResolver(() => User, { description: 'The participating user.' })
+  user(@Root() participant: ParticipantRecord, @Ctx() ctx: Context): Known<UserRecord | null> {
+    return ctx.loaders.users.get(participant.userId);
+  }
+
+  @FieldResolver(() => Meeting, { description: 'The meeting.' })
+  meeting(
+    @Root() participant: ParticipantRecord,
+    @Ctx() ctx: Context,
+  ): Known<MeetingRecord | null> {
+    return ctx.loaders.meetings.get(participant.meetingId);
   }
 }

@@ -28,10 +28,15 @@ import {
   type MeetingParticipants,
   PARTICIPANT_ORDER_KEYS,
   type ParticipantRecord,
+  type ParticipantSlice,
 } from './participant.store';
 import { User } from '../user/user.entity';
 import { Meeting, MeetingRole } from './meeting.entity';
 import type { SettableField } from './meeting.inputs';
+import { inKeyOrder, KnownLoader } from '../../platform/shared/known-loader';
+import type { Stores } from '../index';
+import type { UserRecord } from '../user/user.store';
+import DataLoader from 'dataloader';
 
 /** A meeting as queries and mutations answer it. */
 export type MeetingRecord = ReadModel<Meeting>;
@@ -226,4 +231,128 @@ export class MeetingStore {
     await executeRows(this.em, sql, params);
     return meeting;
   }
+}
+
+/**
+ * A request's loaders of meetings and their participants. Reads that bring related records along
+ * hand them to their loaders here: a meeting's participants, and their users (`primeUsers`).
+ */
+export function meetingLoaders(
+  stores: Stores,
+  primeUsers: (records: readonly UserRecord[]) => void,
+) {
+  const participantsByMeeting = new KnownLoader<string, ParticipantRecord[]>(async (ids) => {
+    const found = await stores.participants.ofMeetings(ids);
+    primeUsers(found.users);
+    return ids.map((id) => found.byMeeting.get(id) ?? []);
+  });
+  const meetings = new KnownLoader<string, MeetingRecord | null>(async (ids) => {
+    const found = await stores.meetings.withParticipants(ids);
+    primeUsers(found.users);
+    for (const [meetingId, participants] of found.byMeeting) {
+      participantsByMeeting.prime(meetingId, participants);
+    }
+    return inKeyOrder(ids, found.meetings);
+  });
+  const connections = participantConnectionLoaders(stores, primeUsers);
+  return {
+    ...connections,
+    meetings,
+    participantsByMeeting,
+    /** Drops cached reads of a meeting the request has just changed. */
+    forgetMeeting(meetingId: string): void {
+      meetings.clear(meetingId);
+      participantsByMeeting.clear(meetingId);
+      // Keyed by meeting and arguments: a write is rare enough to forget every slice read.
+      connections.participantSlices.clearAll();
+      connections.participantCounts.clearAll();
+    },
+  };
+}
+
+/** Which participants of a meeting a connection lists: some answers (null: all). */
+export interface ParticipantListKey {
+  meetingId: string;
+  statuses: readonly ParticipantStatus[] | null;
+}
+
+/** A slice of a meeting's participants, as a connection field asks for it. */
+export interface ParticipantSliceKey extends ParticipantListKey {
+  request: SliceRequest;
+}
+
+/** What a key asks for besides its meeting: keys alike in this are read by one statement. */
+const filterOf = (key: ParticipantListKey): string => JSON.stringify(key.statuses ?? []);
+const sliceOf = ({ statuses, request }: ParticipantSliceKey): string =>
+  JSON.stringify([
+    statuses ?? [],
+    request.first ?? null,
+    request.after ?? null,
+    request.last ?? null,
+    request.before ?? null,
+  ]);
+
+/**
+ * Answers each key through `read`, one call per group of keys that differ only by meeting: a list
+ * field under a list of meetings costs one statement per level, not one per meeting. A group that
+ * fails (a foreign cursor) fails its own keys only.
+ */
+function byGroup<K extends ParticipantListKey, V>(
+  groupOf: (key: K) => string,
+  read: (meetingIds: string[], sample: K) => Promise<Map<string, V>>,
+): DataLoader.BatchLoadFn<K, V> {
+  return async (keys) => {
+    const groups = new Map<string, K[]>();
+    for (const key of keys) {
+      const group = groups.get(groupOf(key));
+      if (group) {
+        group.push(key);
+      } else {
+        groups.set(groupOf(key), [key]);
+      }
+    }
+    const answers = new Map<K, V | Error>();
+    await Promise.all(
+      [...groups.values()].map(async (group) => {
+        const ids = [...new Set(group.map((key) => key.meetingId))];
+        try {
+          const found = await read(ids, group[0] as K);
+          for (const key of group) {
+            answers.set(key, found.get(key.meetingId) as V);
+          }
+        } catch (error) {
+          for (const key of group) {
+            answers.set(key, error as Error);
+          }
+        }
+      }),
+    );
+    return keys.map((key) => answers.get(key) as V | Error);
+  };
+}
+
+/**
+ * The loaders of meetings' participant connections: slices, and totals (read only when a client
+ * selects `totalCount`). Users read along with a slice are handed to `primeUsers`.
+ */
+export function participantConnectionLoaders(
+  stores: Stores,
+  primeUsers: (users: readonly UserRecord[]) => void,
+) {
+  return {
+    participantSlices: new DataLoader<ParticipantSliceKey, ParticipantSlice, string>(
+      byGroup(sliceOf, async (ids, { statuses, request }) => {
+        const found = await stores.participants.slicesOfMeetings(ids, statuses, request);
+        for (const slice of found.values()) {
+          primeUsers(slice.users);
+        }
+        return found;
+      }),
+      { cacheKeyFn: (key) => `${key.meetingId} ${sliceOf(key)}` },
+    ),
+    participantCounts: new DataLoader<ParticipantListKey, number, string>(
+      byGroup(filterOf, (ids, { statuses }) => stores.participants.countsOfMeetings(ids, statuses)),
+      { cacheKeyFn: (key) => `${key.meetingId} ${filterOf(key)}` },
+    ),
+  };
 }

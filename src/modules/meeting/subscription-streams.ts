@@ -1,7 +1,7 @@
-import type { Context } from '../../context';
+import type { Context } from '../index';
 import type { ParticipantRecord } from './participant.store';
 import { WrongTransportError } from '../../platform/shared/errors';
-import { requireViewer } from '../../platform/shared/viewer.decorator';
+import { requireViewer } from '../../platform/auth/tokens';
 import { END_OF_STREAM } from '../../platform/live/event-stream';
 import type { LiveScope } from '../../platform/live/live-scope';
 import { type ChangeNotice, invitationTopic, meetingTopic } from './meeting-event';

@@ -1,5 +1,5 @@
 import { Args, Authorized, Resolver, Root, Subscription } from 'type-graphql';
-import type { Context } from '../../context';
+import type { Context } from '../index';
 import { MeetingIdArgs } from './meeting.inputs';
 import { Participant } from './participant.entity';
 import type { ParticipantRecord } from './participant.store';

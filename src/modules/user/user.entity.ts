@@ -1,14 +1,9 @@
 import { Check, Entity, Enum, HiddenProps, Index, Property } from '@mikro-orm/core';
 import { GraphQLEmailAddress, GraphQLLocalDate, GraphQLUUID } from '../../platform/shared/scalars';
 import { Node } from '../../platform/graphql/node-interface';
-import { Field, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../../platform/shared/base.entity';
-
-export enum Role {
-  USER = 'user',
-  ADMIN = 'admin',
-}
-registerEnumType(Role, { name: 'Role', description: 'What a user may do beyond their own data.' });
+import { Role } from './user.rules';
 
 /** Limits shared by the database constraints, the input validation and the docs. */
 export const USER_LIMITS = {

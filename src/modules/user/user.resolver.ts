@@ -12,9 +12,9 @@ import {
   Resolver,
   Root,
 } from 'type-graphql';
-import type { Context } from '../../context';
+import type { Context } from '../index';
 import { Paginated } from '../../platform/shared/pagination';
-import { Viewer } from '../../platform/shared/viewer.decorator';
+import { Viewer } from '../../platform/auth/tokens';
 import { User } from './user.entity';
 import type { UserRecord } from './user.store';
 import {

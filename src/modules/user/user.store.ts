@@ -25,6 +25,9 @@ import { type Page, pageClause, pageParams } from '../../platform/shared/paginat
 import { User } from './user.entity';
 import { VISIBLE_USER, visibleUserSql } from './user.rules';
 import { NotFoundError } from '../../platform/shared/errors';
+import DataLoader from 'dataloader';
+import { inKeyOrder, KnownLoader } from '../../platform/shared/known-loader';
+import type { Stores } from '../index';
 
 /** A user as queries and mutations answer it (never the password hash). */
 export type UserRecord = ReadModel<User>;
@@ -231,4 +234,26 @@ export class UserStore {
     const totals = new Map(rows.map((row) => [row['id'] as string, Number(row['total'])]));
     return ids.map((id) => totals.get(id) ?? 0);
   }
+}
+
+/** A request's loaders of users and their follow counts. */
+export function userLoaders(stores: Stores) {
+  const users = new KnownLoader<string, UserRecord | null>(async (ids) =>
+    inKeyOrder(ids, await stores.users.byIds(ids)),
+  );
+  return {
+    users,
+    /** Hands users read along with something else to the loader: no second read of them. */
+    primeUsers(records: readonly UserRecord[]): void {
+      for (const user of records) {
+        users.prime(user.id, user);
+      }
+    },
+    followingCount: new DataLoader<string, number>((ids) =>
+      stores.users.followCounts('follower', ids),
+    ),
+    followersCount: new DataLoader<string, number>((ids) =>
+      stores.users.followCounts('following', ids),
+    ),
+  };
 }

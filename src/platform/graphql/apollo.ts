@@ -4,10 +4,10 @@ import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/di
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
-import type { AuthContext } from '../auth/authenticate';
+import type { AuthContext } from '../auth/tokens';
 import { operationLabelPlugin } from '../observability/graphql-operation';
 import { GRAPHQL_LIMITS, graphqlArmor } from './armor';
-import { compiledExecution } from './compiled-execution';
+import { compiledExecution } from './execution';
 import { formatError } from './format-error';
 import { graphiqlLandingPage } from './graphiql';
 import { jsonClientStatusPlugin } from './http-status';

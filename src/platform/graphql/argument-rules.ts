@@ -8,10 +8,9 @@ import {
   type ValueNode,
 } from 'graphql';
 import { getMetadataStorage } from 'type-graphql';
-import type { AuthContext } from '../auth/authenticate';
+import { type AuthContext, requireViewer } from '../auth/tokens';
 import type { FieldErrors } from '../shared/errors';
 import { fieldErrorsOf } from '../shared/validation';
-import { requireViewer } from '../shared/viewer.decorator';
 
 type Storage = ReturnType<typeof getMetadataStorage>;
 type ResolverMetadata = Storage['queries'][number];

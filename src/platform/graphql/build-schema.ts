@@ -1,8 +1,8 @@
 import { GraphQLSchema, isInterfaceType } from 'graphql';
 import { buildSchema, type BuildSchemaOptions, type PubSub } from 'type-graphql';
 import { validateArgs } from '../shared/validation';
-import { viewerAuthChecker } from '../shared/viewer.decorator';
-import { callFieldResolversDirectly } from './direct-field-resolvers';
+import { viewerAuthChecker } from '../auth/tokens';
+import { callFieldResolversDirectly } from './execution';
 import { nodeTypeOf } from './node-interface';
 
 /**

@@ -10,8 +10,7 @@ import {
   Resolver,
   Root,
 } from 'type-graphql';
-import type { Slice, SliceRequest } from '../sql/keyset';
-import { DEFAULT_SLICE_SIZE } from '../sql/keyset';
+import { DEFAULT_SLICE_SIZE, type Slice, type SliceRequest } from '../sql/keyset';
 import { MAX_PAGE_SIZE } from '../shared/pagination';
 
 /** A list's direction along its order. */

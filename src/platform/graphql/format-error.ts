@@ -1,7 +1,7 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { Logger } from 'pino';
-import { currentRequest } from '../observability/request-scope';
+import { currentRequest } from '../observability/request-tracking';
 import { logUnavailable } from '../observability/unavailable-log';
 import { AppError, DatabaseUnavailableError } from '../shared/errors';
 

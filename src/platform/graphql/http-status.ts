@@ -1,5 +1,5 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { AuthContext } from '../auth/authenticate';
+import type { AuthContext } from '../auth/tokens';
 
 const JSON_TYPE = /^application\/json\b/i;
 

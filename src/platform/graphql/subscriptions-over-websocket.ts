@@ -1,5 +1,5 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { AuthContext } from '../auth/authenticate';
+import type { AuthContext } from '../auth/tokens';
 import { WrongTransportError } from '../shared/errors';
 
 /**

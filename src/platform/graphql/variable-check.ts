@@ -5,7 +5,7 @@ import {
   type OperationDefinitionNode,
   typeFromAST,
 } from 'graphql';
-import type { AuthContext } from '../auth/authenticate';
+import type { AuthContext } from '../auth/tokens';
 import { type FieldErrors, type ValidationReason, VariablesRefusedError } from '../shared/errors';
 import {
   argumentPathOf,
@@ -13,7 +13,7 @@ import {
   besideTypeFailures,
   variablePositions,
 } from './argument-rules';
-import { checkValue } from './input-check';
+import { checkValue } from '../shared/scalars';
 
 /**
  * Judges an operation's variables before it runs, by the same type-directed check as the REST

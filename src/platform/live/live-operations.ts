@@ -13,7 +13,7 @@ import {
 import { CloseCode } from 'graphql-ws';
 import type { Logger } from 'pino';
 import type { Config } from '../../config';
-import type { AuthContext, RequestInfo } from '../auth/authenticate';
+import type { AuthContext, RequestInfo } from '../auth/tokens';
 import { GRAPHQL_LIMITS } from '../graphql/armor';
 import { assertWithinNodeLimit } from '../graphql/node-limit';
 import { apqHashOf, type TrustedDocuments } from '../graphql/trusted-documents';

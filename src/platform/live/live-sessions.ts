@@ -1,6 +1,6 @@
 import { CloseCode } from 'graphql-ws';
 import { decodeJwt } from 'jose';
-import { type AuthState, bearerToken, type RequestInfo } from '../auth/authenticate';
+import { type AuthState, bearerToken, type RequestInfo } from '../auth/tokens';
 import type { LiveMetrics } from '../observability/metrics';
 import { type AppError, LiveLimitError, UnauthenticatedError } from '../shared/errors';
 

@@ -1,5 +1,5 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { currentRequest } from './request-scope';
+import { currentRequest } from './request-tracking';
 
 /** Operation names are the client's choice: past this many, new ones share one label. */
 const MAX_OPERATION_LABELS = 200;

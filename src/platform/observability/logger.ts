@@ -1,7 +1,7 @@
 import { type DestinationStream, type LoggerOptions, pino, type Logger } from 'pino';
 import type { Config } from '../../config';
 import { serializeError } from './log-safety';
-import { currentRequest } from './request-scope';
+import { currentRequest } from './request-tracking';
 
 /** Whether log lines are written for a person at a terminal rather than as JSON. */
 function pretty(config: Pick<Config, 'logFormat' | 'env'>): boolean {

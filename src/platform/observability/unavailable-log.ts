@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { causeOf } from './log-safety';
-import { currentRequest } from './request-scope';
+import { currentRequest } from './request-tracking';
 
 /**
  * The one log line of a request answered 503 because the database was unavailable or its

@@ -5,7 +5,7 @@ import type { DriverException, EntityClass, MigrationObject } from '@mikro-orm/c
 import { classifyDatabaseError } from '../shared/db-errors';
 import { DatabaseUnavailableError, NotFoundError } from '../shared/errors';
 import { type EmbeddedServer, openEmbeddedServer } from './embedded/embedded-server';
-import type { QueryCounter } from '../sql/query-stats';
+import type { QueryCounter } from '../observability/request-tracking';
 import { sendUnnamed } from '../sql/rows';
 import { checkPostgres } from './preflight';
 

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { KnexTimeoutError } from 'knex';
-import { currentRequest } from '../observability/request-scope';
+import { currentRequest } from '../observability/request-tracking';
 import { DeadlineExceededError } from '../shared/db-errors';
 import { DatabaseUnavailableError } from '../shared/errors';
 

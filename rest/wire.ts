@@ -1,15 +1,19 @@
 import {
+  type DocumentNode,
   type GraphQLInputType,
   type GraphQLSchema,
   isEnumType,
   isInputObjectType,
   isListType,
   isNonNullType,
+  Kind,
+  type NameNode,
   typeFromAST,
   valueFromAST,
   type VariableDefinitionNode,
+  visit,
 } from 'graphql';
-import { checkValue, intReason, type Report, standIn } from '../src/platform/graphql/input-check';
+import { checkValue, intReason, type Report, standIn } from '../src/platform/shared/scalars';
 import type { FieldErrors, ValidationReason } from '../src/platform/shared/errors';
 import type { PreparedOperation } from './operations';
 import { clientFieldPath, toSnake } from './names';
@@ -178,4 +182,39 @@ export function gatherVariables(plan: VariablePlan, values: RequestValues): Gath
   return Object.keys(fields).length > 0
     ? { ok: false, fields, standIns: variables }
     : { ok: true, variables };
+}
+
+/**
+ * The operation document as the REST facade runs it: every field aliased with its snake_case wire
+ * name (`startTime` → `start_time`), so the result's keys already are the contract's and nothing
+ * has to walk and copy the result afterwards.
+ */
+export function withWireNames(document: DocumentNode): DocumentNode {
+  return visit(document, {
+    Field(node) {
+      const key = node.alias?.value ?? node.name.value;
+      const wire = toSnake(key);
+      if (wire === key) {
+        return undefined;
+      }
+      const alias: NameNode = { kind: Kind.NAME, value: wire };
+      return { ...node, alias };
+    },
+  });
+}
+
+const internalValue = (value: unknown): unknown => value;
+
+/**
+ * Output serialisation of every enum as its internal value, which is how the contract spells it
+ * (`ALL_HANDS` is `all-hands`); values come from our own enum columns.
+ */
+export function wireEnumSerializers(
+  schema: GraphQLSchema,
+): Record<string, (value: unknown) => unknown> {
+  return Object.fromEntries(
+    Object.values(schema.getTypeMap())
+      .filter((type) => isEnumType(type) && !type.name.startsWith('__'))
+      .map((type) => [type.name, internalValue]),
+  );
 }
