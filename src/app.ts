@@ -26,9 +26,9 @@ import {
   requestTracking,
   withoutDeadline,
 } from './platform/observability/request-tracking';
-import { EventHub } from './platform/live/event-hub';
+import { startChangeDelivery } from './platform/live/change-delivery';
+import { ChangeLogStore } from './platform/live/change-log';
 import { startLiveServer } from './platform/live/live-server';
-import { NoticeListener } from './platform/live/notice-listener';
 import { SSE_PATH } from './platform/live/sse-handler';
 import { graphqlArmor } from './platform/graphql/armor';
 import { createApolloServer, GRAPHQL_PATH } from './platform/graphql/apollo';
@@ -83,6 +83,8 @@ export interface AppInstance {
 }
 
 const JSON_LIMIT = '1mb';
+/** How often the change log is pruned of changes past CHANGE_LOG_RETENTION. */
+const CHANGE_LOG_PRUNE_EVERY_MS = 15 * 60_000;
 
 /** Builds the whole service (used by main and by the tests, so both run the same wiring). */
 export async function createApp(options: CreateAppOptions): Promise<AppInstance> {
@@ -180,23 +182,21 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     builtIn: operationDocuments().map((operation) => operation.document),
     logger,
   });
-  const hub = new EventHub(liveEvents.topicsOf);
-  const listener = new NoticeListener({
+  const changes = await startChangeDelivery({
     url: database.sessionUrl,
     logger,
-    notice: liveEvents.notice,
-    onNotice: (notice) => hub.deliver(notice),
-    onSessionsEnded: (userId) => hub.sessionsEnded(userId),
-    onConnectionChange: (state) => {
-      if (state === 'lost') {
-        metrics?.live.listenerReconnects.inc();
-      } else {
-        // Sessions may have ended while the listener was away: every connection is checked.
-        hub.sessionsEnded(null);
-      }
+    metrics: metrics?.live ?? null,
+    topicsOf: liveEvents.topicsOf,
+    // Every instance prunes: the statement is idempotent, and cheap when there is nothing to do.
+    prune: {
+      everyMs: CHANGE_LOG_PRUNE_EVERY_MS,
+      run: () =>
+        new ChangeLogStore(database.orm.em.fork()).prune(
+          new Date(Date.now() - config.changeLogRetentionMs),
+        ),
     },
   });
-  await listener.start();
+  const hub = changes.hub;
   const live = startLiveServer({
     httpServer,
     path: GRAPHQL_PATH,
@@ -275,7 +275,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
       shuttingDown = true;
       // Subscribers are told the server is going away (1001) while the database is still there.
       await live.close();
-      await listener.close();
+      await changes.close();
       // Stops accepting connections and waits for in-flight requests (drain plugin).
       await apollo.stop();
       if (httpServer.listening) {

@@ -73,6 +73,11 @@ const schema = z
     RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
     CORS_ORIGINS: z.string().default(''),
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+    CHANGE_LOG_RETENTION_HOURS: z.coerce
+      .number()
+      .positive()
+      .max(24 * 366)
+      .default(7 * 24),
     MIGRATE_ON_START: boolean.default(true),
     CLUSTER_WORKERS: z.coerce.number().int().min(0).max(64).default(0),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
@@ -196,6 +201,11 @@ export interface Config {
    * locks) share this one budget, less a reserve for answering, and end in a 503.
    */
   requestTimeoutMs: number;
+  /**
+   * How long the change log keeps a change (CHANGE_LOG_RETENTION_HOURS, default 7 days): a client
+   * resumes from a cursor up to that old; an older one is refused as CURSOR_EXPIRED.
+   */
+  changeLogRetentionMs: number;
   migrateOnStart: boolean;
   /** `auto`: readable lines on a terminal outside production, JSON lines otherwise. */
   logFormat: Env['LOG_FORMAT'];
@@ -281,6 +291,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+    changeLogRetentionMs: Math.round(env.CHANGE_LOG_RETENTION_HOURS * 3_600_000),
     migrateOnStart: env.MIGRATE_ON_START,
     logFormat: env.LOG_FORMAT,
     metrics: { enabled: env.METRICS, path: env.METRICS_PATH, port: env.METRICS_PORT ?? null },

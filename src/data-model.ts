@@ -6,4 +6,6 @@ import { MIGRATIONS_PATH, migrationsList } from './db/migrations';
 export const dataModel: DataModel = {
   entities,
   migrations: { list: migrationsList, path: MIGRATIONS_PATH },
+  // The change log (src/platform/live/change-log.ts).
+  unmappedTables: ['change_log', 'change_log_horizon'],
 };

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { createSchema } from './modules';
 import { schemaSdl } from './platform/graphql/sdl';
 
-export const SCHEMA_FILE = resolve(__dirname, '../../../schema/schema.graphql');
+export const SCHEMA_FILE = resolve(__dirname, '../../schema/schema.graphql');
 
 /** Writes the SDL that the code builds to schema/schema.graphql. */
 async function main(): Promise<void> {

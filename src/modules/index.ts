@@ -8,7 +8,7 @@ import {
 } from '../platform/auth/tokens';
 import type { AttemptLimiter, CountAttempt } from '../platform/auth/attempt-limiter';
 import { buildServiceSchema, type SchemaBounds } from '../platform/graphql/build-schema';
-import { EventStore } from '../platform/live/event.store';
+import { ChangeLogStore } from '../platform/live/change-log';
 import { BaseEntity } from '../platform/shared/base.entity';
 import { inSqlTransaction } from '../platform/sql/sql-transaction';
 // The resolvers before the other modules' files, in this order: type-graphql orders the schema's
@@ -19,7 +19,7 @@ import { MeetingResolver, ParticipantResolver } from './meeting/meeting.resolver
 import { MeetingLifecycleResolver } from './meeting/meeting-lifecycle.resolver';
 import { NodeResolver } from './node/node.resolver';
 import { UserResolver } from './user/user.resolver';
-import { SubscriptionResolver } from './meeting/subscription.resolver';
+import { MeetingEventConnection, SubscriptionResolver } from './meeting/subscription.resolver';
 import { AuthService } from './auth/auth.service';
 import { RefreshToken } from './auth/refresh-token.entity';
 import { RefreshTokenStore } from './auth/refresh-token.store';
@@ -27,7 +27,7 @@ import { Follow } from './follow/follow.entity';
 import { FollowService } from './follow/follow.service';
 import { FollowStore } from './follow/follow.store';
 import { FollowConnection } from './follow/follow.types';
-import { changeNotice, type ChangeNotice, topicsOf } from './meeting/meeting-event';
+import { type ChangeNotice, topicsOf } from './meeting/meeting-event';
 import { Meeting } from './meeting/meeting.entity';
 import { meetingLoaders, MeetingStore } from './meeting/meeting.store';
 import { MeetingLifecycleService } from './meeting/meeting-lifecycle.service';
@@ -73,13 +73,17 @@ const resolvers = [
   ParticipantResolver,
   SubscriptionResolver,
   NodeResolver,
-  ...[MeetingConnection, ParticipantConnection, FollowConnection, UserConnection].map(
-    (connection) => connection.resolver,
-  ),
+  ...[
+    MeetingConnection,
+    ParticipantConnection,
+    FollowConnection,
+    UserConnection,
+    MeetingEventConnection,
+  ].map((connection) => connection.resolver),
 ] as const;
 
 /** What every instance hears of committed changes, and on which local topics (live events). */
-export const liveEvents = { notice: changeNotice, topicsOf };
+export const liveEvents = { topicsOf };
 
 /** Each module's data access, built over one entity manager. */
 const STORES = {
@@ -89,8 +93,8 @@ const STORES = {
   follows: FollowStore,
   nodes: NodeStore,
   refreshTokens: RefreshTokenStore,
-  /** Change notices for subscribers on every instance (sent with the transaction's commit). */
-  events: EventStore,
+  /** The change log: what subscribers on every instance hear of (written with the change). */
+  events: ChangeLogStore,
 } satisfies Record<string, new (em: EntityManager) => object>;
 
 /** What a request's services are built from. */

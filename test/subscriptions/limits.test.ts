@@ -3,7 +3,7 @@ import { SignJWT } from 'jose';
 import { Client } from 'pg';
 import { loadSigningKey } from '../../src/platform/auth/keys';
 import { loadConfig } from '../../src/config';
-import { EVENTS_CHANNEL } from '../../src/platform/live/event.store';
+import { CHANGES_CHANNEL } from '../../src/platform/live/change-log';
 import { type LiveClient, useLiveClients, waitForSubscriptions } from '../helpers/live-client';
 import type { SeededUser } from '../helpers/seed';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -93,8 +93,8 @@ describe('the bounds of subscriptions', () => {
     const socket = open(guest.token);
     socket.subscribe(MEETING_EVENTS, { meetingId: meeting.id });
     await waitForSubscriptions(t.instance, 1);
-    // A burst far larger than the queue, all at once (as a busy meeting could produce); each
-    // notice differs, as PostgreSQL folds identical ones of one transaction into one.
+    // A burst far larger than the queue, all at once (as a busy meeting could produce): 200
+    // changes logged by one transaction, read by the feed in one batch.
     const start = Date.now();
     const notices = Array.from({ length: 200 }, (_, i) => ({
       kind: 'UPDATED',
@@ -106,10 +106,16 @@ describe('the bounds of subscriptions', () => {
     const admin = new Client({ connectionString: t.instance.database.url });
     await admin.connect();
     try {
-      await admin.query('select pg_notify($1, n::text) from json_array_elements($2::json) n', [
-        EVENTS_CHANNEL,
-        JSON.stringify(notices),
-      ]);
+      await admin.query('begin');
+      await admin.query(
+        'insert into change_log (kind, meeting_id, participant_id, user_id, occurred_at) ' +
+          'select e.kind, e."meetingId", e."participantId", e."userId", e."occurredAt" ' +
+          'from json_to_recordset($1::json) as e(kind text, "meetingId" uuid, ' +
+          '"participantId" uuid, "userId" uuid, "occurredAt" timestamptz)',
+        [JSON.stringify(notices)],
+      );
+      await admin.query("select pg_notify($1, '')", [CHANGES_CHANNEL]);
+      await admin.query('commit');
     } finally {
       await admin.end();
     }

@@ -3,6 +3,7 @@ import { Migration20261122015109 } from './Migration20261122015109';
 import { Migration20261122060000 } from './Migration20261122060000';
 import { Migration20261122231750 } from './Migration20261122231750';
 import { Migration20261126144400 } from './Migration20261126144400';
+import { Migration20261126190000 } from './Migration20261126190000';
 
 /** Where the migrations are (their sources in a TypeScript run, compiled in dist/). */
 export const MIGRATIONS_PATH = __dirname;
@@ -13,4 +14,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122060000', class: Migration20261122060000 },
   { name: 'Migration20261122231750', class: Migration20261122231750 },
   { name: 'Migration20261126144400', class: Migration20261126144400 },
+  { name: 'Migration20261126190000', class: Migration20261126190000 },
 ];

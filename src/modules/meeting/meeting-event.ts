@@ -1,5 +1,5 @@
 import { registerEnumType } from 'type-graphql';
-import { z } from 'zod';
+import type { ChangeEntry, LoggedChange } from '../../platform/live/change-log';
 import { MeetingStatus } from './meeting.entity';
 
 /** What happened to a meeting. */
@@ -21,21 +21,10 @@ registerEnumType(MeetingEventKind, {
 });
 
 /**
- * A committed change, as every instance hears it (PostgreSQL NOTIFY): ids and a kind only, never
- * content. Each instance reads what a subscriber may see itself, as that subscriber.
+ * A committed change as every instance reads it from the change log: ids and a kind only, never
+ * content, and its cursor. Each instance reads what a subscriber may see itself, as that subscriber.
  */
-export const changeNotice = z.object({
-  kind: z.enum(MeetingEventKind),
-  meetingId: z.uuid(),
-  /** The participant concerned (added, answering, removed), if any. */
-  participantId: z.uuid().nullable(),
-  /** The user of that participant. */
-  userId: z.uuid().nullable(),
-  /** When the change committed, ISO 8601. */
-  occurredAt: z.iso.datetime(),
-});
-
-export type ChangeNotice = z.infer<typeof changeNotice>;
+export type ChangeNotice = LoggedChange & { kind: MeetingEventKind };
 
 /** What a service reports about the change it made (the rest of a notice is filled in). */
 export interface MeetingChange {
@@ -59,7 +48,7 @@ export function meetingNotices(
   meetingId: string,
   changes: readonly MeetingChange[],
   status: { before: MeetingStatus; after: MeetingStatus },
-): ChangeNotice[] {
+): ChangeEntry[] {
   const statusEvent = status.before === status.after ? undefined : STATUS_EVENTS[status.after];
   const all = statusEvent ? [...changes, { kind: statusEvent }] : changes;
   const occurredAt = new Date().toISOString();
@@ -78,9 +67,15 @@ export const meetingTopic = (meetingId: string): string => `meeting:${meetingId}
 /** The local topic of a user's invitations. */
 export const invitationTopic = (userId: string): string => `invitations:${userId}`;
 
+/** The local topic of every change (the caller's own subscription filters what they may see). */
+export const ALL_CHANGES_TOPIC = 'changes';
+
 /** The local topics a notice is delivered on. */
 export function topicsOf(notice: ChangeNotice): string[] {
-  const topics = [meetingTopic(notice.meetingId)];
+  const topics = [ALL_CHANGES_TOPIC];
+  if (notice.meetingId) {
+    topics.push(meetingTopic(notice.meetingId));
+  }
   if (notice.kind === MeetingEventKind.PARTICIPANT_ADDED && notice.userId) {
     topics.push(invitationTopic(notice.userId));
   }

@@ -12,6 +12,13 @@ import { MeetingEventKind } from './meeting-event';
   description: 'A change to a meeting, delivered to its owner, participants and admins.',
 })
 export class MeetingEvent {
+  @Field({
+    description:
+      'Where the event stands in the change log: pass it as `after` to resume from here ' +
+      '(opaque; kept CHANGE_LOG_RETENTION_HOURS, 7 days by default).',
+  })
+  cursor!: string;
+
   @Field(() => MeetingEventKind, { description: 'What happened.' })
   kind!: MeetingEventKind;
 

@@ -191,7 +191,7 @@ export class MeetingLifecycleService {
         tx.participants.ofLocked(meetingId),
       );
       const { meeting: after, change } = await work(locked, tx);
-      await tx.events.publish(
+      await tx.events.append(
         meetingNotices(after.id, change ? [change] : [], {
           before: locked.meeting.status,
           after: after.status,

@@ -148,7 +148,7 @@ export class MeetingService {
           createdAt: new Date(start + 1 + index),
         })),
       ]);
-      await tx.events.publish(
+      await tx.events.append(
         meetingNotices(
           created.id,
           guests.map((guest) => added(guest)),
@@ -198,7 +198,7 @@ export class MeetingService {
               ? MeetingStatus.PENDING
               : meeting.status;
           await tx.meetings.update(meeting, { status: after });
-          await tx.events.publish(
+          await tx.events.append(
             meetingNotices(meeting.id, [added(guest)], { before: meeting.status, after }),
           );
           // The added user is usually shown with the answer: no second read.
@@ -261,7 +261,7 @@ export class MeetingService {
                 userId: mine.userId,
               },
             ];
-      await tx.events.publish(
+      await tx.events.append(
         meetingNotices(meeting.id, answered, {
           before: locked.meeting.status,
           after: meeting.status,

@@ -4,7 +4,15 @@ import { WrongTransportError } from '../../platform/shared/errors';
 import { requireViewer } from '../../platform/auth/tokens';
 import { END_OF_STREAM } from '../../platform/live/event-stream';
 import type { LiveScope } from '../../platform/live/live-scope';
-import { type ChangeNotice, invitationTopic, meetingTopic } from './meeting-event';
+import {
+  ALL_CHANGES_TOPIC,
+  type ChangeNotice,
+  invitationTopic,
+  meetingTopic,
+} from './meeting-event';
+import { changesAfter, requireKept } from './meeting-changes';
+import { clientCursor } from '../../platform/live/change-log';
+import type { Resume } from '../../platform/live/event-stream';
 import type { MeetingEvent } from './meeting-event.type';
 
 /** Subscriptions are served over WebSocket only (an HTTP request has no events to wait for). */
@@ -33,32 +41,85 @@ export function invitations(context: Context): AsyncIterableIterator<Participant
   const live = requireLive(context);
   const viewer = requireViewer(context);
   return live.stream(invitationTopic(viewer.id), (notice) =>
-    participantOf(context, notice.meetingId, notice.participantId),
+    notice.meetingId
+      ? participantOf(context, notice.meetingId, notice.participantId)
+      : Promise.resolve(null),
   );
+}
+
+/** Changes replayed a page at a time. */
+const REPLAY_PAGE = 200;
+
+/** A change as the caller receives it, read as they may see it now; null if they may not. */
+export async function eventOf(
+  context: Context,
+  notice: ChangeNotice,
+): Promise<MeetingEvent | null> {
+  if (!notice.meetingId) {
+    return null;
+  }
+  const meeting = await context.services.meetings.visible(requireViewer(context), notice.meetingId);
+  if (!meeting) {
+    return null;
+  }
+  return {
+    cursor: notice.cursor,
+    kind: notice.kind,
+    meeting,
+    participant: await participantOf(context, notice.meetingId, notice.participantId),
+    userId: notice.userId,
+    occurredAt: notice.occurredAt,
+  };
+}
+
+/** Where a resumed subscription starts, checked (malformed: a field error; too old: expired). */
+async function resumeAfter(
+  context: Context,
+  after: string | null | undefined,
+  scope: Parameters<typeof changesAfter>[1],
+): Promise<Resume<ChangeNotice> | undefined> {
+  const cursor = clientCursor('after', after);
+  if (cursor === null) {
+    return undefined;
+  }
+  await requireKept(context.em, cursor);
+  return {
+    after: cursor,
+    // Each page with a fresh entity manager: the stream outlives any one context's reads.
+    replay: (from, upTo) => changesAfter(context.em.fork(), scope, from, REPLAY_PAGE, upTo),
+  };
 }
 
 /**
  * One meeting's events for a caller who may see it (else MEETING_NOT_FOUND, as the query
- * answers). Each event is read as the caller may see it then; once they may not (removed from
- * the meeting), the subscription ends.
+ * answers), first those after `after` if given. Each event is read as the caller may see it
+ * then; once they may not (removed from the meeting), the subscription ends.
  */
 export async function meetingEvents(
   context: Context,
   meetingId: string,
+  after?: string | null,
 ): Promise<AsyncIterableIterator<MeetingEvent>> {
   const live = requireLive(context);
   await context.services.meetings.get(requireViewer(context), meetingId);
-  return live.stream(meetingTopic(meetingId), async (notice) => {
-    const meeting = await context.services.meetings.visible(requireViewer(context), meetingId);
-    if (!meeting) {
-      return END_OF_STREAM;
-    }
-    return {
-      kind: notice.kind,
-      meeting,
-      participant: await participantOf(context, meetingId, notice.participantId),
-      userId: notice.userId,
-      occurredAt: notice.occurredAt,
-    };
-  });
+  const resume = await resumeAfter(context, after, { meetingId });
+  return live.stream(
+    meetingTopic(meetingId),
+    async (notice) => (await eventOf(context, notice)) ?? END_OF_STREAM,
+    resume,
+  );
+}
+
+/**
+ * Every event of every meeting the caller may see (invitations to the caller included), first
+ * those after `after` if given; events of meetings the caller may not see are skipped.
+ */
+export async function myMeetingEvents(
+  context: Context,
+  after?: string | null,
+): Promise<AsyncIterableIterator<MeetingEvent>> {
+  const live = requireLive(context);
+  const viewer = requireViewer(context);
+  const resume = await resumeAfter(context, after, { viewer });
+  return live.stream(ALL_CHANGES_TOPIC, (notice) => eventOf(context, notice), resume);
 }

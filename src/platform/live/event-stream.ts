@@ -4,6 +4,13 @@ export const END_OF_STREAM = Symbol('end of stream');
 /** Turns a notice into what the subscriber receives: a value, null to skip it, or the end. */
 export type NoticeMapper<T, N> = (notice: N) => Promise<T | null | typeof END_OF_STREAM>;
 
+/** Where a resumed stream starts: the changes after `after`, read a page at a time, up to live. */
+export interface Resume<N> {
+  after: string;
+  /** The next page of changes after a cursor, up to `upTo` (inclusive); empty at the end. */
+  replay: (after: string, upTo: string) => Promise<N[]>;
+}
+
 export interface EventStreamOptions<T, N> {
   /** Starts hearing notices; answers the function that stops. */
   listen: (push: (notice: N) => void) => () => void;
@@ -14,6 +21,8 @@ export interface EventStreamOptions<T, N> {
   onOverflow: () => void;
   /** Called once when the stream ends, however it ends. */
   onEnd?: () => void;
+  /** What the subscriber missed: replayed first, up to `upTo`, then the live notices after it. */
+  resume?: Resume<N> & { upTo: string };
 }
 
 /**
@@ -21,13 +30,17 @@ export interface EventStreamOptions<T, N> {
  * mapped one at a time as the subscriber asks for them. Written by hand, not as an async
  * generator, so `return()` ends it at once even while it waits for the next notice.
  */
-export class EventStream<T, N> implements AsyncIterableIterator<T> {
+export class EventStream<T, N extends { cursor: string }> implements AsyncIterableIterator<T> {
   private readonly queue: N[] = [];
+  /** The replayed page being handed out, and where the next page starts (null: replay done). */
+  private replayed: N[] = [];
+  private replayFrom: string | null;
   private waiting: ((notice: N | null) => void) | null = null;
   private ended = false;
   private readonly stopListening: () => void;
 
   constructor(private readonly options: EventStreamOptions<T, N>) {
+    this.replayFrom = options.resume?.after ?? null;
     this.stopListening = options.listen((notice) => this.push(notice));
   }
 
@@ -49,13 +62,24 @@ export class EventStream<T, N> implements AsyncIterableIterator<T> {
     this.queue.push(notice);
   }
 
-  private take(): Promise<N | null> {
+  private async take(): Promise<N | null> {
     if (this.ended) {
-      return Promise.resolve(null);
+      return null;
+    }
+    const resume = this.options.resume;
+    while (resume && this.replayFrom !== null && this.replayed.length === 0) {
+      const page = await resume.replay(this.replayFrom, resume.upTo);
+      const last = page[page.length - 1];
+      this.replayFrom = last ? last.cursor : null;
+      this.replayed = page;
+    }
+    const replayed = this.replayed.shift();
+    if (replayed) {
+      return replayed;
     }
     const next = this.queue.shift();
     if (next) {
-      return Promise.resolve(next);
+      return next;
     }
     return new Promise((resolve) => {
       this.waiting = resolve;

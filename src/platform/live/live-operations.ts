@@ -26,11 +26,11 @@ import {
   WrongTransportError,
 } from '../shared/errors';
 import type { EventHub } from './event-hub';
-import { END_OF_STREAM, EventStream, type NoticeMapper } from './event-stream';
+import { END_OF_STREAM, EventStream, type NoticeMapper, type Resume } from './event-stream';
 import type { LiveScope } from './live-scope';
 import type { LiveAuthenticate, LiveSession } from './live-sessions';
 
-export interface LiveOperationsOptions<N> {
+export interface LiveOperationsOptions<N extends { cursor: string }> {
   schema: GraphQLSchema;
   /** A fresh context for an operation of `request`'s caller (read again from the token). */
   createContext: (request: RequestInfo, live: LiveScope<N>) => Promise<AuthContext>;
@@ -86,7 +86,7 @@ function trustedSource(trusted: TrustedDocuments, payload: SubscribePayload): st
  * the HTTP face does (armor's rules, the node limit) and serve subscriptions only; then run it
  * with a context that is renewed before each event.
  */
-export class LiveOperations<N> {
+export class LiveOperations<N extends { cursor: string }> {
   private readonly rules: readonly ValidationRule[];
 
   constructor(private readonly options: LiveOperationsOptions<N>) {
@@ -139,7 +139,7 @@ export class LiveOperations<N> {
       return [new LiveLimitError('TOO_MANY_SUBSCRIPTIONS', limits.perSocket)];
     }
     const live: LiveScope<N> = {
-      stream: (topic, map) => this.stream(session, context, live, topic, map),
+      stream: (topic, map, resume) => this.stream(session, context, live, topic, map, resume),
     };
     const context = await createContext(session.request, live);
     // The variables as the HTTP face judges them: a malformed id is a field error, not a crash.
@@ -163,11 +163,14 @@ export class LiveOperations<N> {
     live: LiveScope<N>,
     topic: string,
     map: NoticeMapper<T, N>,
+    resume?: Resume<N>,
   ): EventStream<T, N> {
     const { createContext, hub, limits, logger, metrics } = this.options;
     metrics?.subscriptionsActive.inc();
     return new EventStream<T, N>({
       listen: (push) => hub.on(topic, push),
+      // Read as the listener is registered (nothing is delivered in between): replay ends there.
+      resume: resume && { ...resume, upTo: hub.position },
       capacity: limits.queueSize,
       onOverflow: () => {
         metrics?.eventsDropped.inc({ reason: 'slow_consumer' });

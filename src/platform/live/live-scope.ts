@@ -1,4 +1,4 @@
-import type { NoticeMapper } from './event-stream';
+import type { NoticeMapper, Resume } from './event-stream';
 
 /**
  * What a subscription's context holds besides a request's: the events of its WebSocket (notices `N`). Before
@@ -6,5 +6,6 @@ import type { NoticeMapper } from './event-stream';
  * read again), so each event is read as its subscriber may see it at that moment.
  */
 export interface LiveScope<N> {
-  stream<T>(topic: string, map: NoticeMapper<T, N>): AsyncIterableIterator<T>;
+  /** The notices of `topic`, mapped; resumed: first those missed since `resume.after`. */
+  stream<T>(topic: string, map: NoticeMapper<T, N>, resume?: Resume<N>): AsyncIterableIterator<T>;
 }

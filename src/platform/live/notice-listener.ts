@@ -1,23 +1,24 @@
 import { Client } from 'pg';
 import type { Logger } from 'pino';
 import { DependencyState } from '../observability/dependency-state';
-import { EVENTS_CHANNEL } from './event.store';
-import type { z } from 'zod';
+import type { Row } from '../sql/rows';
+import { CHANGES_CHANNEL } from './change-log';
 import { SESSION_ENDS_CHANNEL, sessionEndNotice } from './session-end';
 
 /** How the listener's own connection is named in pg_stat_activity. */
 export const LISTENER_APPLICATION_NAME = 'meetings-event-listener';
 
-/** Reconnection waits: doubling from the first to the last, then the last again. */
-const BACKOFF_MS = { first: 100, last: 5_000 };
+/**
+ * Reconnection waits: the first at once (within `first`, at random, so instances that lost the
+ * database together do not all come back in the same millisecond), then doubling up to `last`.
+ */
+const BACKOFF_MS = { first: 50, last: 1_000 };
 
-export interface NoticeListenerOptions<N> {
+export interface NoticeListenerOptions {
   url: string;
   logger: Logger;
-  /** What a notice of the events channel is (one heard that is not is logged and ignored). */
-  notice: z.ZodType<N>;
-  /** Each valid notice heard on the channel. */
-  onNotice: (notice: N) => void;
+  /** Each wake-up heard on the change log's channel (a commit that logged changes). */
+  onChanges: () => void;
   /** Each user whose sign-in sessions ended, heard on SESSION_ENDS_CHANNEL. */
   onSessionsEnded?: (userId: string) => void;
   /** Each time the connection is lost, and each time it listens again. */
@@ -28,9 +29,10 @@ export interface NoticeListenerOptions<N> {
  * The instance's ear on the database: one dedicated connection LISTENing on the events channel
  * and on the channel of ended sessions.
  * When it drops (a database restart, a terminated backend) it connects again with backoff and
- * LISTENs again, for as long as the instance runs; notices committed while it was away are lost.
+ * LISTENs again, for as long as the instance runs. Wake-ups sent while it was away are lost, the
+ * changes are not: the change feed reads the log again when it is back.
  */
-export class NoticeListener<N> {
+export class NoticeListener {
   private client: Client | null = null;
   private closed = false;
   private retry: NodeJS.Timeout | null = null;
@@ -38,13 +40,26 @@ export class NoticeListener<N> {
   /** Logs the connection's loss once, and its return once, whatever the retries in between. */
   private readonly state: DependencyState;
 
-  constructor(private readonly options: NoticeListenerOptions<N>) {
+  constructor(private readonly options: NoticeListenerOptions) {
     this.state = new DependencyState('event listener', options.logger);
   }
 
   /** Connects and listens; fails (as the database would at start-up) if it cannot. */
   async start(): Promise<void> {
     await this.connect();
+  }
+
+  /**
+   * Runs one statement on the listener's own connection (the change feed reads the log there,
+   * outside the request pool and its deadlines); rejects while it is away.
+   */
+  async query(text: string, values: readonly unknown[]): Promise<Row[]> {
+    const client = this.client;
+    if (!client) {
+      throw new Error('the event listener is not connected');
+    }
+    const result = await client.query<Row>(text, [...values]);
+    return result.rows;
   }
 
   /** Whether the listener currently holds its connection. */
@@ -76,8 +91,8 @@ export class NoticeListener<N> {
       }
     };
     client.on('notification', (message) => {
-      if (message.channel === EVENTS_CHANNEL && message.payload) {
-        this.receive(message.payload);
+      if (message.channel === CHANGES_CHANNEL) {
+        this.options.onChanges();
       } else if (message.channel === SESSION_ENDS_CHANNEL && message.payload) {
         this.receiveSessionEnd(message.payload);
       }
@@ -86,7 +101,7 @@ export class NoticeListener<N> {
     client.on('end', () => onLost());
     try {
       await client.connect();
-      await client.query(`listen ${EVENTS_CHANNEL}`);
+      await client.query(`listen ${CHANGES_CHANNEL}`);
       await client.query(`listen ${SESSION_ENDS_CHANNEL}`);
     } catch (error) {
       lost = true;
@@ -106,7 +121,10 @@ export class NoticeListener<N> {
     if (this.closed || this.retry) {
       return;
     }
-    const delay = Math.min(BACKOFF_MS.first * 2 ** this.attempt, BACKOFF_MS.last);
+    const delay =
+      this.attempt === 0
+        ? Math.random() * BACKOFF_MS.first
+        : Math.min(BACKOFF_MS.first * 2 ** this.attempt, BACKOFF_MS.last);
     this.attempt += 1;
     this.retry = setTimeout(() => {
       this.retry = null;
@@ -126,15 +144,6 @@ export class NoticeListener<N> {
       );
     }, delay);
     this.retry.unref();
-  }
-
-  private receive(payload: string): void {
-    const notice = this.options.notice.safeParse(parseJson(payload));
-    if (!notice.success) {
-      this.options.logger.warn({ component: 'events' }, 'ignored a malformed event notice');
-      return;
-    }
-    this.options.onNotice(notice.data);
   }
 
   private receiveSessionEnd(payload: string): void {

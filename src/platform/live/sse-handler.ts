@@ -14,7 +14,7 @@ export const SSE_PATH = '/graphql/stream';
  * as any HTTP request; the same bounds and rules as over WebSocket. A refused request answers
  * 401 (no or a bad token) or 429 (too many connections of one user).
  */
-export function sseHandler<N>(
+export function sseHandler<N extends { cursor: string }>(
   operations: LiveOperations<N>,
   sessions: LiveSessions,
 ): RequestHandler {

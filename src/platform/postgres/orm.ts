@@ -18,6 +18,11 @@ export interface DataModel {
     /** The directory of their sources (where `npm run migration:create` writes). */
     path: string;
   };
+  /**
+   * Tables the migrations make that no entity maps (read and written by SQL statements only):
+   * the schema generator leaves them alone rather than proposing to drop them.
+   */
+  unmappedTables: string[];
 }
 
 export interface OpenOptions {
@@ -80,6 +85,7 @@ function baseOptions(
       allOrNothing: true,
     },
     discovery: { disableDynamicFileAccess: true, requireEntitiesArray: true },
+    schemaGenerator: { skipTables: model.unmappedTables },
     forceUtcTimezone: true,
     // One place turns "not found" into the contract's code (USER_NOT_FOUND, MEETING_NOT_FOUND, ...).
     findOneOrFailHandler: (entityName) =>

@@ -121,6 +121,21 @@ export class WrongTransportError extends AppError {
 }
 
 /**
+ * A cursor older than the change log keeps (CHANGE_LOG_RETENTION): what happened between it and
+ * the oldest kept change is gone, so the client reloads from queries and resumes from there.
+ */
+export class CursorExpiredError extends AppError {
+  constructor() {
+    super(
+      'BAD_USER_INPUT',
+      'CURSOR_EXPIRED',
+      'The cursor is older than the change log keeps: reload, then resume from a new cursor',
+      { http: { status: 400 } },
+    );
+  }
+}
+
+/**
  * A document outside the trusted documents while they are enforced (GRAPHQL_TRUSTED_DOCUMENTS):
  * coded as Apollo codes its own persisted-query errors (beside PERSISTED_QUERY_NOT_FOUND), which
  * is where a persisted-query client looks.

@@ -1,0 +1,90 @@
+import type { Logger } from 'pino';
+import type { LiveMetrics } from '../observability/metrics';
+import { ChangeFeed } from './change-feed';
+import type { LoggedChange } from './change-log';
+import { EventHub } from './event-hub';
+import { NoticeListener } from './notice-listener';
+
+export interface ChangeDeliveryOptions<N extends LoggedChange> {
+  /** A URL with a session of its own (LISTEN): DATABASE_DIRECT_URL behind a pooler. */
+  url: string;
+  logger: Logger;
+  metrics: LiveMetrics | null;
+  /** The local topics a change is delivered on. */
+  topicsOf: (notice: N) => readonly string[];
+  /** Pruning of the log past its retention: how often, and the statement that prunes. */
+  prune: { everyMs: number; run: () => Promise<number> } | null;
+}
+
+/** This instance's delivery of changes: subscribers register on `hub`. */
+export interface ChangeDelivery<N extends LoggedChange> {
+  hub: EventHub<N>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts delivering the change log's changes to this instance's subscribers: one dedicated
+ * connection LISTENs for wake-ups (and for ended sessions) and reads the log (ChangeFeed) from
+ * where it stood, so a listener that was away delivers what it missed once it is back.
+ */
+export async function startChangeDelivery<N extends LoggedChange>(
+  options: ChangeDeliveryOptions<N>,
+): Promise<ChangeDelivery<N>> {
+  const { logger, metrics } = options;
+  const hub = new EventHub<N>(options.topicsOf);
+  let feed: ChangeFeed | null = null;
+  const listener = new NoticeListener({
+    url: options.url,
+    logger,
+    onChanges: () => feed?.wake(),
+    onSessionsEnded: (userId) => hub.sessionsEnded(userId),
+    onConnectionChange: (state) => {
+      if (state === 'lost') {
+        metrics?.listenerReconnects.inc();
+        return;
+      }
+      // Sessions may have ended while the listener was away: every connection is checked. And
+      // changes may have been logged: the feed reads from where it stood.
+      hub.sessionsEnded(null);
+      feed?.wake();
+    },
+  });
+  await listener.start();
+  const started = new ChangeFeed({
+    query: (text, values) => listener.query(text, values),
+    // The log holds the changes the modules wrote, whose kinds N names.
+    deliver: (change) => hub.deliver(change as N),
+    logger,
+  });
+  await started.start();
+  hub.startAt(started.position);
+  feed = started;
+  let pruning: NodeJS.Timeout | null = null;
+  const prune = options.prune;
+  if (prune) {
+    const run = (): void => {
+      prune.run().then(
+        (pruned) => {
+          if (pruned > 0) {
+            logger.info({ component: 'events', pruned }, 'change log pruned');
+          }
+        },
+        (error: unknown) =>
+          logger.warn({ component: 'events', err: error }, 'change log not pruned'),
+      );
+    };
+    pruning = setInterval(run, prune.everyMs);
+    pruning.unref();
+    run();
+  }
+  return {
+    hub,
+    async close() {
+      if (pruning) {
+        clearInterval(pruning);
+      }
+      started.close();
+      await listener.close();
+    },
+  };
+}

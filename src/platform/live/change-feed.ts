@@ -1,0 +1,143 @@
+import type { Logger } from 'pino';
+import type { Row } from '../sql/rows';
+import {
+  AFTER,
+  changeOf,
+  COLUMNS,
+  IN_ORDER,
+  type LoggedChange,
+  LOG_START,
+  placeParams,
+  SETTLED,
+} from './change-log';
+
+/** Runs one statement (`$n` placeholders) on the feed's connection; rejects when it has none. */
+export type FeedQuery = (text: string, values: readonly unknown[]) => Promise<Row[]>;
+
+export interface ChangeFeedOptions {
+  query: FeedQuery;
+  /** Each change, in the log's order, once. */
+  deliver: (change: LoggedChange) => void;
+  logger: Logger;
+  /** The longest a change waits when no wake-up comes (a lost notice, a crashed writer). */
+  pollMs?: number;
+}
+
+/** Rows read at a time. */
+const BATCH = 500;
+/** How soon to look again while a transaction that began earlier is still running. */
+const UNSETTLED_RETRY_MS = 20;
+
+// `$n` placeholders for the feed's own pg connection (SETTLED's and AFTER's `?` are rewritten).
+const numbered = (sql: string): string => {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${(n += 1)}`);
+};
+const NEXT = numbered(
+  `select ${COLUMNS}, (${SETTLED}) as "settled" from "change_log" c ` +
+    `where ${AFTER} ${IN_ORDER} limit ${BATCH}`,
+);
+const NEWEST_SETTLED = numbered(
+  `select c."tx"::text as "tx", c."position"::text as "position" from "change_log" c ` +
+    `where ${SETTLED} order by c."tx" desc, c."position" desc limit 1`,
+);
+
+/**
+ * This instance's reader of the change log: from where it stood when it started, it delivers
+ * every change once, in order, as soon as no running transaction can still precede it. It reads
+ * when woken (a commit's notice, a reconnect, a local write) and at least every `pollMs`, so a
+ * lost notice delays changes but never loses them; an outage of the database only pauses it.
+ */
+export class ChangeFeed {
+  #position = LOG_START;
+  #reading: Promise<void> | null = null;
+  #again = false;
+  #timer: NodeJS.Timeout | null = null;
+  #closed = false;
+
+  constructor(private readonly options: ChangeFeedOptions) {}
+
+  /** The cursor of the last change delivered (subscribers replay up to it, then go live). */
+  get position(): string {
+    return this.#position;
+  }
+
+  /** Starts after the newest settled change: earlier ones are replayed by subscribers who ask. */
+  async start(): Promise<void> {
+    const [newest] = await this.options.query(NEWEST_SETTLED, []);
+    if (newest) {
+      this.#position = `${String(newest['tx'])}.${String(newest['position'])}`;
+    }
+    this.schedule(this.options.pollMs ?? 1_000);
+  }
+
+  /** Reads what is new, now (or right after the read under way). */
+  wake(): void {
+    if (this.#closed) {
+      return;
+    }
+    if (this.#reading) {
+      this.#again = true;
+      return;
+    }
+    this.#reading = this.read().finally(() => {
+      this.#reading = null;
+      if (this.#again) {
+        this.#again = false;
+        this.wake();
+      }
+    });
+  }
+
+  close(): void {
+    this.#closed = true;
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+  }
+
+  private schedule(ms: number): void {
+    if (this.#closed) {
+      return;
+    }
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+    }
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.wake();
+    }, ms);
+    this.#timer.unref();
+  }
+
+  private async read(): Promise<void> {
+    let next = this.options.pollMs ?? 1_000;
+    try {
+      for (;;) {
+        const rows = await this.options.query(NEXT, placeParams(this.#position));
+        let unsettled = false;
+        for (const row of rows) {
+          if (row['settled'] !== true) {
+            unsettled = true;
+            break;
+          }
+          const change = changeOf(row);
+          this.#position = change.cursor;
+          this.options.deliver(change);
+        }
+        if (unsettled) {
+          next = UNSETTLED_RETRY_MS;
+          break;
+        }
+        if (rows.length < BATCH) {
+          break;
+        }
+      }
+    } catch (error) {
+      // The connection is gone or going: its return wakes the feed again.
+      this.options.logger.debug({ component: 'events', err: error }, 'change log not read');
+    }
+    this.schedule(next);
+  }
+}

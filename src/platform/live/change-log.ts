@@ -1,0 +1,147 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ValidationFailedError } from '../shared/errors';
+import { executeRows, type Row, selectRows } from '../sql/rows';
+
+/**
+ * The change log: every change that makes an event is one row of `change_log`, appended in the
+ * transaction that makes the change (migration 20261126190000). Rows are read in the order of
+ * (tx, position), and only once no running transaction can still add a row before them: `tx`
+ * below the snapshot's xmin. A reader that trusted "every position after N" would skip a row
+ * whose transaction took its position first and committed last (the outbox gap).
+ */
+
+/** The channel that wakes readers once a transaction that logged changes commits (empty payload). */
+export const CHANGES_CHANNEL = 'meeting_events';
+
+/** One change as a write logs it: what happened, and to what (ids only, never content). */
+export interface ChangeEntry {
+  kind: string;
+  meetingId: string | null;
+  participantId: string | null;
+  userId: string | null;
+  /** When it was made, ISO 8601. */
+  occurredAt: string;
+}
+
+/** A change as read back from the log, with its place in it. */
+export interface LoggedChange extends ChangeEntry {
+  /** Opaque to clients: where the change sits in the log; resume after it. */
+  cursor: string;
+}
+
+const CURSOR = /^(\d{1,20})\.(\d{1,19})$/;
+
+/** A cursor's place: the writing transaction's id and the row's position. */
+export function cursorPlace(cursor: string): { tx: string; position: string } | null {
+  const match = CURSOR.exec(cursor);
+  return match ? { tx: match[1] as string, position: match[2] as string } : null;
+}
+
+/** Orders two cursors: negative when `a` comes first. */
+export function compareCursors(a: string, b: string): number {
+  const [ta, pa] = a.split('.').map(BigInt) as [bigint, bigint];
+  const [tb, pb] = b.split('.').map(BigInt) as [bigint, bigint];
+  return ta === tb ? Number(pa - pb) : ta < tb ? -1 : 1;
+}
+
+/** The cursor before every row. */
+export const LOG_START = '0.0';
+
+/** A client's `after`, checked: a malformed one is a field error of `field`. */
+export function clientCursor(field: string, after: string | null | undefined): string | null {
+  if (after === null || after === undefined) {
+    return null;
+  }
+  if (!cursorPlace(after)) {
+    throw ValidationFailedError.of(field, 'INVALID_FORMAT');
+  }
+  return after;
+}
+
+/** The columns every read of the log answers, timestamps as the API writes them. */
+export const COLUMNS =
+  `c."tx"::text as "tx", c."position"::text as "position", c."kind", c."meeting_id", ` +
+  `c."participant_id", c."user_id", ` +
+  `to_char(c."occurred_at" at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "occurred_at"`;
+/** Rows no running transaction can still precede. */
+export const SETTLED = `c."tx" < pg_snapshot_xmin(pg_current_snapshot())`;
+/** Rows after a cursor (two parameters: its tx and position). */
+export const AFTER = `(c."tx", c."position") > (?::xid8, ?::bigint)`;
+/** Rows up to a cursor, inclusive (two parameters). */
+export const UP_TO = `(c."tx", c."position") <= (?::xid8, ?::bigint)`;
+/** The log's order. */
+export const IN_ORDER = `order by c."tx", c."position"`;
+export const SELECT_CHANGES = `select ${COLUMNS} from "change_log" c`;
+
+/** The two parameters of AFTER or UP_TO for `cursor`. */
+export function placeParams(cursor: string): [string, string] {
+  const place = cursorPlace(cursor);
+  if (!place) {
+    throw new Error(`not a cursor: ${cursor}`);
+  }
+  return [place.tx, place.position];
+}
+
+/** A row of SELECT_CHANGES as a change. */
+export function changeOf(row: Row): LoggedChange {
+  return {
+    cursor: `${String(row['tx'])}.${String(row['position'])}`,
+    kind: String(row['kind']),
+    meetingId: (row['meeting_id'] as string | null) ?? null,
+    participantId: (row['participant_id'] as string | null) ?? null,
+    userId: (row['user_id'] as string | null) ?? null,
+    occurredAt: String(row['occurred_at']),
+  };
+}
+
+/** The cursor at or below which the log was pruned: an `after` there has expired. */
+export async function prunedUpTo(em: EntityManager): Promise<string> {
+  const [row] = await selectRows(
+    em,
+    `select "tx"::text as "tx", "position"::text as "position" from "change_log_horizon"`,
+  );
+  return row ? `${String(row['tx'])}.${String(row['position'])}` : LOG_START;
+}
+
+/**
+ * Appends changes to the log (one statement, in the caller's transaction), and asks for one
+ * wake-up of the readers at commit: PostgreSQL sends a transaction's identical notices once, and
+ * only if it commits.
+ */
+export class ChangeLogStore {
+  constructor(private readonly em: EntityManager) {}
+
+  async append(entries: readonly ChangeEntry[]): Promise<void> {
+    if (entries.length === 0) {
+      return;
+    }
+    await executeRows(
+      this.em,
+      `with appended as (insert into "change_log" ` +
+        `("kind", "meeting_id", "participant_id", "user_id", "occurred_at") ` +
+        `select e."kind", e."meetingId", e."participantId", e."userId", e."occurredAt" ` +
+        `from json_to_recordset(?::json) as e("kind" text, "meetingId" uuid, ` +
+        `"participantId" uuid, "userId" uuid, "occurredAt" timestamptz) returning 1) ` +
+        `select pg_notify(?, '') from (select count(*) from appended) as logged`,
+      [JSON.stringify(entries), CHANGES_CHANNEL],
+    );
+  }
+
+  /**
+   * Drops changes made before `before` (only settled ones) and moves the horizon up to the newest
+   * one dropped; answers how many went.
+   */
+  async prune(before: Date): Promise<number> {
+    const rows = await executeRows(
+      this.em,
+      `with gone as (delete from "change_log" c where c."occurred_at" < ? and ${SETTLED} ` +
+        `returning c."tx", c."position"), newest as (select "tx", "position" from gone ` +
+        `order by "tx" desc, "position" desc limit 1), moved as (update "change_log_horizon" h ` +
+        `set "tx" = n."tx", "position" = n."position" from newest n ` +
+        `where (n."tx", n."position") > (h."tx", h."position") returning 1) ` +
+        `select (select count(*) from gone)::int as "pruned"`,
+      [before],
+    );
+    return Number(rows[0]?.['pruned'] ?? 0);
+  }
+}

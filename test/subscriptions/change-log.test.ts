@@ -1,0 +1,223 @@
+import { Client } from 'pg';
+import { ChangeLogStore } from '../../src/platform/live/change-log';
+import { useLiveClients, waitForSubscriptions } from '../helpers/live-client';
+import type { SeededUser } from '../helpers/seed';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+/*
+ * The change log behind live events (issue 26): every event has a cursor; a subscriber that was
+ * away resumes after its last cursor and gets exactly what it missed, in order, then live events;
+ * the same events page through a query; a transaction that logged a change first and commits
+ * last is not skipped (the outbox gap); a cursor older than the log keeps is refused. Runs on
+ * the embedded database and on the PostgreSQL server, over two instances.
+ */
+
+const MEETING_EVENTS = `subscription ($meetingId: UUID!, $after: String) {
+  meetingEvents(meetingId: $meetingId, after: $after) { cursor kind meeting { id title } }
+}`;
+const MY_EVENTS = `subscription ($after: String) {
+  myMeetingEvents(after: $after) { cursor kind meeting { id title } }
+}`;
+const EVENTS_PAGE = `query ($after: String, $first: Int) {
+  myMeetingEvents(after: $after, first: $first) {
+    edges { cursor node { cursor kind meeting { id title } } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`;
+const UPDATE = `mutation ($input: UpdateMeetingInput!) { updateMeeting(input: $input) { meeting { id } } }`;
+
+type Event = { cursor: string; kind: string; meeting: { id: string; title: string } };
+type MeetingEvents = { meetingEvents: Event };
+type MyEvents = { myMeetingEvents: Event };
+type Page = {
+  myMeetingEvents: {
+    edges: Array<{ cursor: string; node: Event }>;
+    pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  };
+};
+
+describe('the change log behind live events', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let owner: SeededUser;
+  let guest: SeededUser;
+  let outsider: SeededUser;
+  const connect = useLiveClients();
+
+  beforeAll(async () => {
+    a = await startTestApp();
+    // A second instance on the same database (on the embedded default, the same server).
+    b = await startTestApp(
+      {},
+      { database: { kind: 'postgres', url: a.instance.database.url, poolSize: 5 } },
+    );
+    [owner, guest, outsider] = (await a.seed.users(3)) as [SeededUser, SeededUser, SeededUser];
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  const rename = (meetingId: string, title: string) =>
+    a.gql.data(UPDATE, { input: { meetingId, title } }, owner.token);
+  const titles = (events: Event[]) => events.map((event) => event.meeting.title);
+
+  it('resumes after the last cursor: exactly the 20 events missed, in order, then live ones', async () => {
+    const meeting = await a.seed.meeting(owner).inviting(guest).create();
+    const first = connect(b.url, guest.token).subscribe<MeetingEvents>(MEETING_EVENTS, {
+      meetingId: meeting.id,
+    });
+    await waitForSubscriptions(b.instance, 1);
+    await rename(meeting.id, 'Before the break');
+    const [seen] = await first.received(1);
+    const last = (seen?.data as MeetingEvents).meetingEvents;
+    expect(last.meeting.title).toBe('Before the break');
+    expect(last.cursor).toMatch(/^\d+\.\d+$/);
+    first.dispose();
+
+    // Away: 20 edits, each its own event.
+    for (let i = 1; i <= 20; i += 1) {
+      await rename(meeting.id, `Missed edit ${String(i).padStart(2, '0')}`);
+    }
+    const resumed = connect(b.url, guest.token).subscribe<MeetingEvents>(MEETING_EVENTS, {
+      meetingId: meeting.id,
+      after: last.cursor,
+    });
+    const replayed = (await resumed.received(20, 5_000)).map(
+      (result) => (result.data as MeetingEvents).meetingEvents,
+    );
+    expect(replayed).toHaveLength(20);
+    // The meeting as it is now, for every replayed event (visibility and content at delivery).
+    expect(new Set(titles(replayed))).toEqual(new Set(['Missed edit 20']));
+    expect(replayed.every((event) => event.kind === 'UPDATED')).toBe(true);
+    const cursors = replayed.map((event) => event.cursor);
+    expect(new Set(cursors).size).toBe(20);
+    expect([...cursors].sort(compare)).toEqual(cursors);
+    expect(compare(last.cursor, cursors[0] as string)).toBeLessThan(0);
+
+    await waitForSubscriptions(b.instance, 1);
+    await rename(meeting.id, 'Live again');
+    const all = (await resumed.received(21, 5_000)).map(
+      (result) => (result.data as MeetingEvents).meetingEvents,
+    );
+    expect(all).toHaveLength(21);
+    expect(all[20]?.meeting.title).toBe('Live again');
+    expect(compare(cursors[19] as string, all[20]?.cursor as string)).toBeLessThan(0);
+    resumed.dispose();
+  });
+
+  it('pages through the caller’s events by query, the same ones in the same order as the subscription replays', async () => {
+    const meeting = await a.seed.meeting(owner).inviting(guest).create();
+    const hidden = await a.seed.meeting(outsider).inviting(owner).create();
+    const start = connect(a.url, guest.token).subscribe<MyEvents>(MY_EVENTS, {});
+    await waitForSubscriptions(a.instance, 1);
+    await rename(meeting.id, 'Page marker');
+    const [marker] = await start.received(1);
+    const from = (marker?.data as MyEvents).myMeetingEvents.cursor;
+    start.dispose();
+    for (let i = 1; i <= 7; i += 1) {
+      await rename(meeting.id, `Paged ${i}`);
+      // The outsider's own meeting: never the guest's event.
+      await a.gql.data(
+        UPDATE,
+        { input: { meetingId: hidden.id, title: `Hidden ${i}` } },
+        outsider.token,
+      );
+    }
+    const paged: Event[] = [];
+    let after: string | null = from;
+    for (let pages = 0; pages < 10; pages += 1) {
+      const page: Page = await b.gql.data<Page>(EVENTS_PAGE, { after, first: 3 }, guest.token);
+      paged.push(...page.myMeetingEvents.edges.map((edge) => edge.node));
+      after = page.myMeetingEvents.pageInfo.endCursor;
+      if (!page.myMeetingEvents.pageInfo.hasNextPage) {
+        break;
+      }
+    }
+    expect(paged).toHaveLength(7);
+    expect(paged.every((event) => event.meeting.id === meeting.id)).toBe(true);
+
+    const replay = connect(b.url, guest.token).subscribe<MyEvents>(MY_EVENTS, { after: from });
+    const replayed = (await replay.received(7, 5_000)).map(
+      (result) => (result.data as MyEvents).myMeetingEvents,
+    );
+    expect(replayed.map((event) => event.cursor)).toEqual(paged.map((event) => event.cursor));
+    replay.dispose();
+  });
+
+  it('does not skip a change whose transaction logged it first and committed last (the outbox gap)', async () => {
+    const meeting = await a.seed.meeting(owner).inviting(guest).create();
+    const events = connect(b.url, guest.token).subscribe<MeetingEvents>(MEETING_EVENTS, {
+      meetingId: meeting.id,
+    });
+    await waitForSubscriptions(b.instance, 1);
+    // A slow writer: takes its transaction id and its log position, then commits last.
+    const slow = new Client({ connectionString: a.instance.database.url });
+    await slow.connect();
+    try {
+      await slow.query('begin');
+      await slow.query(
+        `insert into change_log (kind, meeting_id, occurred_at) values ('UPDATED', $1, now())`,
+        [meeting.id],
+      );
+      // Meanwhile, five writers commit, concurrently.
+      await Promise.all([1, 2, 3, 4, 5].map((i) => rename(meeting.id, `Concurrent ${i}`)));
+      // Held back behind the slow writer's transaction, not delivered past it.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(events.results).toHaveLength(0);
+      await slow.query('commit');
+    } finally {
+      await slow.end();
+    }
+    const delivered = (await events.received(6, 5_000)).map(
+      (result) => (result.data as MeetingEvents).meetingEvents,
+    );
+    expect(delivered).toHaveLength(6);
+    const cursors = delivered.map((event) => event.cursor);
+    expect([...cursors].sort(compare)).toEqual(cursors);
+    expect(new Set(cursors).size).toBe(6);
+    events.dispose();
+  });
+
+  it('refuses a cursor older than the log keeps: CURSOR_EXPIRED, by subscription and by query', async () => {
+    const meeting = await a.seed.meeting(owner).inviting(guest).create();
+    const events = connect(a.url, guest.token).subscribe<MeetingEvents>(MEETING_EVENTS, {
+      meetingId: meeting.id,
+    });
+    await waitForSubscriptions(a.instance, 1);
+    await rename(meeting.id, 'Soon forgotten');
+    const [first] = await events.received(1);
+    const old = (first?.data as MeetingEvents).meetingEvents.cursor;
+    events.dispose();
+    await rename(meeting.id, 'Also forgotten');
+    // Everything settled so far is past its retention.
+    const pruned = await new ChangeLogStore(a.instance.database.orm.em.fork()).prune(
+      new Date(Date.now() + 60_000),
+    );
+    expect(pruned).toBeGreaterThanOrEqual(2);
+
+    const refused = connect(a.url, guest.token).subscribe<MeetingEvents>(MEETING_EVENTS, {
+      meetingId: meeting.id,
+      after: old,
+    });
+    const [answer] = await refused.finished(3_000);
+    expect(answer?.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      reason: 'CURSOR_EXPIRED',
+    });
+    const byQuery = await a.gql.error(EVENTS_PAGE, { after: old, first: 5 }, guest.token);
+    expect(byQuery.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      reason: 'CURSOR_EXPIRED',
+    });
+    const malformed = await a.gql.error(EVENTS_PAGE, { after: 'not-a-cursor' }, guest.token);
+    expect(malformed.extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+  });
+});
+
+/** Orders cursors as the log does: by transaction, then position. */
+function compare(a: string, b: string): number {
+  const [ta, pa] = a.split('.').map(BigInt) as [bigint, bigint];
+  const [tb, pb] = b.split('.').map(BigInt) as [bigint, bigint];
+  return ta === tb ? Number(pa - pb) : ta < tb ? -1 : 1;
+}
