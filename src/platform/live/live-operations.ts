@@ -23,6 +23,7 @@ import {
   DocumentNotAllowedError,
   LiveLimitError,
   QueryTooLargeError,
+  ServiceUnavailableError,
   WrongTransportError,
 } from '../shared/errors';
 import type { EventHub } from './event-hub';
@@ -47,6 +48,11 @@ export interface LiveOperationsOptions<N extends { cursor: string }> {
   /** When on, the documents subscriptions may run, as on the HTTP face. */
   trusted: TrustedDocuments | null;
 }
+
+/** How often an event is read again while the database is unavailable (about a minute in all). */
+const UNAVAILABLE_RETRIES = 64;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A subscribe request as either transport receives it. */
 export interface SubscribePayload {
@@ -179,23 +185,31 @@ export class LiveOperations<N extends { cursor: string }> {
       },
       onEnd: () => metrics?.subscriptionsActive.dec(),
       map: async (notice) => {
-        try {
-          const renewed = await createContext(session.request, live);
-          if (renewed.auth.failure !== null) {
-            // The user was deactivated (or their token expired) since the connection opened.
-            session.close(CloseCode.Forbidden, 'Forbidden');
-            return END_OF_STREAM;
+        // While the database is away an event cannot be read: it is read again (the stream
+        // waits, in order) rather than lost; anything else skips it.
+        for (let attempt = 0; ; attempt += 1) {
+          try {
+            const renewed = await createContext(session.request, live);
+            if (renewed.auth.failure !== null) {
+              // The user was deactivated (or their token expired) since the connection opened.
+              session.close(CloseCode.Forbidden, 'Forbidden');
+              return END_OF_STREAM;
+            }
+            Object.assign(context, renewed);
+            const value = await map(notice);
+            if (value !== null && value !== END_OF_STREAM) {
+              metrics?.eventsDelivered.inc();
+            }
+            return value;
+          } catch (error) {
+            if (error instanceof ServiceUnavailableError && attempt < UNAVAILABLE_RETRIES) {
+              await sleep(Math.min(50 * 2 ** attempt, 1_000));
+              continue;
+            }
+            metrics?.eventsDropped.inc({ reason: 'error' });
+            logger.warn({ component: 'events', err: error }, 'an event could not be read');
+            return null;
           }
-          Object.assign(context, renewed);
-          const value = await map(notice);
-          if (value !== null && value !== END_OF_STREAM) {
-            metrics?.eventsDelivered.inc();
-          }
-          return value;
-        } catch (error) {
-          metrics?.eventsDropped.inc({ reason: 'error' });
-          logger.warn({ component: 'events', err: error }, 'an event could not be read');
-          return null;
         }
       },
     });
