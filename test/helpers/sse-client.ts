@@ -10,6 +10,8 @@ export interface StreamMessage {
  */
 export class EventStreamClient {
   readonly messages: StreamMessage[] = [];
+  /** The `id` of each message that had one, in order (an event's cursor). */
+  readonly ids: string[] = [];
   private readonly abort = new AbortController();
   status = 0;
   body: unknown = null;
@@ -26,6 +28,7 @@ export class EventStreamClient {
     token: string | undefined,
     query: string,
     variables: Record<string, unknown> = {},
+    lastEventId?: string,
   ): Promise<this> {
     const response = await fetch(`${url}/graphql/stream`, {
       method: 'POST',
@@ -33,6 +36,7 @@ export class EventStreamClient {
         accept: 'text/event-stream',
         'content-type': 'application/json',
         ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
       },
       body: JSON.stringify({ query, variables }),
       signal: this.abort.signal,
@@ -60,6 +64,10 @@ export class EventStreamClient {
         buffer = buffer.slice(end + 2);
         const event = /^event: (.*)$/m.exec(block)?.[1];
         const data = /^data: (.*)$/m.exec(block)?.[1];
+        const id = /^id: (.*)$/m.exec(block)?.[1];
+        if (id !== undefined) {
+          this.ids.push(id);
+        }
         if (event) {
           this.messages.push({ event, data: data ? JSON.parse(data) : null });
         }

@@ -1,7 +1,7 @@
 import { waitForSubscriptions } from '../helpers/live-client';
 import { RestClient } from '../helpers/rest-client';
 import type { SeededUser } from '../helpers/seed';
-import { EventStreamClient } from '../helpers/sse-client';
+import { EventStreamClient, type StreamMessage } from '../helpers/sse-client';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 /*
@@ -20,10 +20,11 @@ describe('subscriptions as Server-Sent Events', () => {
     token: string | undefined,
     query: string,
     variables?: Record<string, unknown>,
+    lastEventId?: string,
   ): Promise<EventStreamClient> => {
     const client = new EventStreamClient();
     streams.push(client);
-    return client.open(t.url, token, query, variables);
+    return client.open(t.url, token, query, variables, lastEventId);
   };
 
   beforeAll(async () => {
@@ -64,6 +65,40 @@ describe('subscriptions as Server-Sent Events', () => {
         },
       },
     ]);
+  });
+
+  it('sends each event with its cursor as its id, and resumes after Last-Event-ID', async () => {
+    const meeting = await t.seed.meeting(owner).titled('Resumed stream').inviting(guest).create();
+    const query = `subscription ($meetingId: UUID!) {
+      meetingEvents(meetingId: $meetingId) { cursor meeting { title } }
+    }`;
+    const rename = (title: string) =>
+      t.gql.data(
+        'mutation ($input: UpdateMeetingInput!) { updateMeeting(input: $input) { meeting { id } } }',
+        { input: { meetingId: meeting.id, title } },
+        owner.token,
+      );
+    const first = await stream(guest.token, query, { meetingId: meeting.id });
+    await waitForSubscriptions(t.instance, 1);
+    await rename('Before the gap');
+    await first.received(1, 2_000);
+    const cursorOf = (message: StreamMessage | undefined) =>
+      (message?.data as { data: { meetingEvents: { cursor: string } } }).data.meetingEvents.cursor;
+    const lastId = first.ids[0] as string;
+    expect(lastId).toBe(cursorOf(first.messages[0]));
+    first.close();
+    await first.ended;
+
+    for (const title of ['Gap one', 'Gap two', 'Gap three']) {
+      await rename(title);
+    }
+    const resumed = await stream(guest.token, query, { meetingId: meeting.id }, lastId);
+    expect(resumed.status).toBe(200);
+    const replayed = await resumed.received(3, 3_000);
+    expect(replayed).toHaveLength(3);
+    expect(resumed.ids).toEqual(replayed.map(cursorOf));
+    expect(new Set(resumed.ids).size).toBe(3);
+    expect(resumed.ids.includes(lastId)).toBe(false);
   });
 
   it('refuses a request without a token or with a bad one (401)', async () => {

@@ -1,5 +1,10 @@
 import {
+  type ArgumentNode,
+  type DocumentNode,
   type ExecutionArgs,
+  type FieldNode,
+  Kind,
+  type OperationDefinitionNode,
   getOperationAST,
   GraphQLError,
   type GraphQLFormattedError,
@@ -53,6 +58,43 @@ export interface LiveOperationsOptions<N extends { cursor: string }> {
 const UNAVAILABLE_RETRIES = 64;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The document with `after: <cursor>` on its subscription field, when that field takes `after`
+ * and the client did not give it: how an event stream's `Last-Event-ID` resumes a subscription.
+ */
+function resumedFrom(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  cursor: string,
+): DocumentNode {
+  const [field] = operation.selectionSet.selections;
+  const definition =
+    field?.kind === Kind.FIELD ? schema.getSubscriptionType()?.getFields()[field.name.value] : null;
+  if (
+    field?.kind !== Kind.FIELD ||
+    !definition?.args.some((arg) => arg.name === 'after') ||
+    field.arguments?.some((arg) => arg.name.value === 'after')
+  ) {
+    return document;
+  }
+  const after: ArgumentNode = {
+    kind: Kind.ARGUMENT,
+    name: { kind: Kind.NAME, value: 'after' },
+    value: { kind: Kind.STRING, value: cursor },
+  };
+  const resumed: FieldNode = { ...field, arguments: [...(field.arguments ?? []), after] };
+  const selections = [resumed, ...operation.selectionSet.selections.slice(1)];
+  return {
+    ...document,
+    definitions: document.definitions.map((definition) =>
+      definition === operation
+        ? { ...operation, selectionSet: { ...operation.selectionSet, selections } }
+        : definition,
+    ),
+  };
+}
 
 /** A subscribe request as either transport receives it. */
 export interface SubscribePayload {
@@ -112,6 +154,7 @@ export class LiveOperations<N extends { cursor: string }> {
     session: LiveSession,
     payload: SubscribePayload,
     active: number,
+    resumeAfter: string | null = null,
   ): Promise<ExecutionArgs | readonly GraphQLError[]> {
     const { schema, limits, createContext, trusted } = this.options;
     const source = trusted ? trustedSource(trusted, payload) : payload.query;
@@ -128,9 +171,13 @@ export class LiveOperations<N extends { cursor: string }> {
     if (invalid.length > 0) {
       return invalid;
     }
-    const operation = getOperationAST(document, payload.operationName);
+    let operation = getOperationAST(document, payload.operationName);
     if (operation?.operation !== OperationTypeNode.SUBSCRIPTION) {
       return [new WrongTransportError('OPERATION_NEEDS_HTTP')];
+    }
+    if (resumeAfter !== null) {
+      document = resumedFrom(schema, document, operation, resumeAfter);
+      operation = getOperationAST(document, payload.operationName) ?? operation;
     }
     const variableValues = variablesOf(payload.variables);
     try {
@@ -199,6 +246,7 @@ export class LiveOperations<N extends { cursor: string }> {
             const value = await map(notice);
             if (value !== null && value !== END_OF_STREAM) {
               metrics?.eventsDelivered.inc();
+              session.delivered?.(notice.cursor);
             }
             return value;
           } catch (error) {

@@ -15,6 +15,8 @@ export interface LiveSession {
   close(code: number, reason: string): void;
   /** Stops the session's timer and gives its place back (called when the connection ends). */
   end(): void;
+  /** Hears the cursor of each event about to be sent (an event stream writes it as its `id`). */
+  delivered?: (cursor: string) => void;
 }
 
 /**

@@ -5,6 +5,9 @@ import type { RequestHandler } from 'express';
 import type { LiveOperations } from './live-operations';
 import { isRefusal, type LiveSessions, type Refusal } from './live-sessions';
 
+/** The cursor of the event each stream is about to write. */
+const pendingId = new WeakMap<object, string>();
+
 /** Where subscriptions are served as Server-Sent Events (graphql-sse, distinct connections). */
 export const SSE_PATH = '/graphql/stream';
 
@@ -32,7 +35,18 @@ export function sseHandler<N extends { cursor: string }>(
         return answer(refusalStatus(opened), opened.reason, operations.format([opened.error]));
       }
       res.once('close', () => opened.end());
-      const prepared = await operations.prepare(opened, params, 0);
+      // Each event is sent with its cursor as its `id`; a client reconnecting with the
+      // standard Last-Event-ID header resumes after it (EventSource does so by itself).
+      opened.delivered = (cursor) => {
+        pendingId.set(res, cursor);
+      };
+      const lastEventId = req.headers.get('last-event-id');
+      const prepared = await operations.prepare(
+        opened,
+        params,
+        0,
+        lastEventId && /^\d{1,20}\.\d{1,19}$/.test(lastEventId) ? lastEventId : null,
+      );
       if (isRefused(prepared)) {
         opened.end();
         // Refused before it runs, as the HTTP face refuses a request: 400 and the errors.
@@ -47,6 +61,16 @@ export function sseHandler<N extends { cursor: string }>(
         : undefined,
   });
   return (req, res, next) => {
+    const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    // graphql-sse writes each message whole; a `next` one is sent with the cursor it carries.
+    res.write = ((chunk: unknown, ...rest: unknown[]) => {
+      const id = pendingId.get(res);
+      if (id !== undefined && typeof chunk === 'string' && chunk.startsWith('event: next')) {
+        pendingId.delete(res);
+        return write(`id: ${id}\n${chunk}`, ...rest);
+      }
+      return write(chunk, ...rest);
+    }) as typeof res.write;
     handler(req, res).catch(next);
   };
 }
