@@ -256,6 +256,11 @@ export function eventsSection(events: Report['events']): string[] {
     `| ${int(events.delivered)} of ${int(events.events)} | ${ms(events.latency.p50)} | ` +
       `${ms(events.latency.p99)} | ${ms(events.latency.max)} | ${mib(events.rss.ready)} | ` +
       `${mib(events.rss.idle)} | ${mib(events.rss.withSockets)} | ${mib(events.rss.peak)} |`,
+    '',
+    `After the listener's connection was terminated on the server: ` +
+      `${int(events.afterReconnect.delivered)} of ${int(events.afterReconnect.events)} delivered, ` +
+      `p50 ${ms(events.afterReconnect.p50)} ms, p99 ${ms(events.afterReconnect.p99)} ms, ` +
+      `max ${ms(events.afterReconnect.max)} ms (the reconnect included).`,
   );
   return out;
 }

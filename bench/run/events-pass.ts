@@ -1,6 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { createClient, type Client } from 'graphql-ws';
+import { Client as PgClient } from 'pg';
 import WebSocket from 'ws';
+import { LISTENER_APPLICATION_NAME } from '../../src/platform/live/notice-listener';
 import { cleanupWrites, readFixtures } from '../lib/db';
 import { mib } from '../lib/format';
 import { signAccessToken } from '../lib/jwt';
@@ -42,7 +44,16 @@ export interface EventsResult {
    * socket open; the most while sockets were opened and events delivered.
    */
   rss: { ready: number; idle: number; withSockets: number; peak: number };
+  /**
+   * Right after the service's listener connection was terminated on the server (as a database
+   * restart or a failover would): {@link AFTER_RECONNECT_EVENTS} more meetings, made at once;
+   * latency as above (it includes the reconnect).
+   */
+  afterReconnect: { events: number; delivered: number; p50: number; p99: number; max: number };
 }
+
+/** Events made right after the listener's connection is cut. */
+const AFTER_RECONNECT_EVENTS = 50;
 
 /** How long the service is left without requests before its idle RSS is read. */
 export const IDLE_SECONDS = 60;
@@ -143,6 +154,21 @@ async function invite(
   return { meetingId: body.id, answeredAt };
 }
 
+/** Ends the service's event-listener connection from the server side. */
+async function terminateListener(dbUrl: string): Promise<void> {
+  const admin = new PgClient({ connectionString: dbUrl });
+  await admin.connect();
+  try {
+    const ended = await admin.query(
+      'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1',
+      [LISTENER_APPLICATION_NAME],
+    );
+    log(`  listener connection terminated (${ended.rowCount ?? 0}); 50 meetings at once`);
+  } finally {
+    await admin.end();
+  }
+}
+
 export async function eventsPass(dbUrl: string, options: EventsOptions): Promise<EventsResult> {
   const fixtures = await readFixtures(dbUrl, options.subscribers);
   if (fixtures.invitees.length < options.subscribers) {
@@ -190,6 +216,25 @@ export async function eventsPass(dbUrl: string, options: EventsOptions): Promise
     };
     await Promise.all(Array.from({ length: options.concurrency }, worker));
     const sorted = Float64Array.from(latencies).sort();
+
+    // The listener's connection cut on the server; meetings made at once, while it reconnects.
+    await terminateListener(dbUrl);
+    const reconnectLatencies: number[] = [];
+    let after = 0;
+    const afterWorker = async (): Promise<void> => {
+      while (after < AFTER_RECONNECT_EVENTS) {
+        const n = options.events + after;
+        after += 1;
+        const userId = fixtures.invitees[n % options.subscribers] as string;
+        const { meetingId, answeredAt } = await invite(service, writerToken, userId, n);
+        const deliveredAt = await arrivals.wait(meetingId);
+        if (deliveredAt !== null) {
+          reconnectLatencies.push(deliveredAt - answeredAt);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: options.concurrency }, afterWorker));
+    const reconnectSorted = Float64Array.from(reconnectLatencies).sort();
     return {
       subscribers: clients.length,
       events: options.events,
@@ -201,6 +246,13 @@ export async function eventsPass(dbUrl: string, options: EventsOptions): Promise
       },
       connectSeconds,
       rss: { ready, idle, withSockets, peak: rss.stop() },
+      afterReconnect: {
+        events: AFTER_RECONNECT_EVENTS,
+        delivered: reconnectLatencies.length,
+        p50: quantile(reconnectSorted, 0.5),
+        p99: quantile(reconnectSorted, 0.99),
+        max: reconnectSorted[reconnectSorted.length - 1] ?? Number.NaN,
+      },
     };
   } finally {
     await Promise.all(clients.map((client) => client.dispose()));
