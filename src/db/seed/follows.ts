@@ -1,16 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { Follow } from '../../modules/follow/follow.entity';
+import type { PlannedRecord } from './planned';
 import type { Random } from './random';
-import type { SqlValue } from './sql';
-import { MINUTE, iso } from './time';
+import { MINUTE } from './time';
 import type { SeedUser } from './users';
-
-export const FOLLOW_COLUMNS = [
-  'id',
-  'created_at',
-  'updated_at',
-  'follower_id',
-  'following_id',
-] as const;
 
 /** How strongly follows favour a few popular users (1 = uniform). */
 const POPULARITY_SKEW = 2;
@@ -24,15 +17,21 @@ export function* generateFollows(
   users: readonly SeedUser[],
   perUser: number,
   now: number,
-): Generator<SqlValue[]> {
+): Generator<PlannedRecord<Follow>> {
   for (let f = 0; f < users.length; f += 1) {
     const follower = users[f] as SeedUser;
     const targets = rng.distinctIndexes(users.length, perUser, new Set([f]), POPULARITY_SKEW);
     for (const t of targets) {
       const following = users[t] as SeedUser;
       const earliest = Math.max(follower.createdAt, following.createdAt) + MINUTE;
-      const createdAt = iso(earliest + rng.float() * Math.max(0, now - earliest));
-      yield [randomUUID(), createdAt, createdAt, follower.id, following.id];
+      const createdAt = earliest + rng.float() * Math.max(0, now - earliest);
+      yield {
+        id: randomUUID(),
+        createdAt,
+        updatedAt: createdAt,
+        followerId: follower.id,
+        followingId: following.id,
+      };
     }
   }
 }

@@ -1,25 +1,19 @@
 import { MetadataStorage } from '@mikro-orm/core';
 import { entities } from '../../modules';
 import type { Knex } from '@mikro-orm/postgresql';
-import { FOLLOW_COLUMNS, generateFollows } from './follows';
-import {
-  MEETING_COLUMNS,
-  PARTICIPANT_COLUMNS,
-  meetingRow,
-  participantRows,
-  planMeetings,
-} from './meetings';
+import { Follow } from '../../modules/follow/follow.entity';
+import { Meeting } from '../../modules/meeting/meeting.entity';
+import { Participant } from '../../modules/meeting/participant.entity';
+import { User } from '../../modules/user/user.entity';
+import type { EntityClass } from '../../platform/sql/read-model';
+import { generateFollows } from './follows';
+import { participantRecords, planMeetings } from './meetings';
 import type { SeedOptions } from './options';
+import { type PlannedRecord, plannedInsert } from './planned';
 import type { PhaseStarter } from './progress';
 import { Random } from './random';
-import { chunks, insertBatch, queryCount, runBatches, type SqlValue } from './sql';
-import {
-  USER_COLUMNS,
-  chooseAccountToken,
-  ensureFixedUsers,
-  generateUsers,
-  type SeedUser,
-} from './users';
+import { chunks, insertBatch, queryCount, runBatches } from './sql';
+import { chooseAccountToken, ensureFixedUsers, generateUsers, type SeedUser } from './users';
 
 /** Rows per INSERT, kept well below PostgreSQL's 65,535 parameters per statement. */
 const BATCH_ROWS = { users: 2_000, follows: 5_000, meetings: 2_000, participants: 5_000 };
@@ -68,23 +62,21 @@ export async function truncateTables(knex: Knex): Promise<void> {
   );
 }
 
-/** Inserts rows in batches, counting what went in and reporting progress. */
-async function insertAll(
+/** Inserts planned records in batches, counting what went in and reporting progress. */
+async function insertAll<E>(
   context: LoadContext,
-  phase: { label: string; total: number; table: string; columns: readonly string[] },
-  rows: Iterable<SqlValue[]>,
+  phase: { label: string; total: number; entity: EntityClass<E> },
+  records: Iterable<PlannedRecord<E>>,
   options: { batchRows: number; ignoreConflicts?: boolean },
 ): Promise<number> {
   const progress = context.progress(phase.label, phase.total);
   let inserted = 0;
-  await runBatches(chunks(rows, options.batchRows), context.concurrency, async (batch) => {
+  await runBatches(chunks(records, options.batchRows), context.concurrency, async (batch) => {
     // Await first, then add: `inserted += await ...` would lose counts of concurrent batches.
-    const count = await insertBatch(context.knex, {
-      table: phase.table,
-      columns: phase.columns,
-      rows: batch,
-      ignoreConflicts: options.ignoreConflicts ?? false,
-    });
+    const count = await insertBatch(
+      context.knex,
+      plannedInsert(phase.entity, batch, options.ignoreConflicts),
+    );
     inserted += count;
     progress.increment(batch.length);
   });
@@ -120,8 +112,8 @@ export async function loadSampleData(
   // A fresh database gets the same data for the same seed; a later run adds different data.
   const rng = accountToken ? new Random(options.seed).fork(accountToken) : new Random(options.seed);
   const generated: SeedUser[] = [];
-  function* userRows(): Generator<SqlValue[]> {
-    for (const { user, row } of generateUsers(
+  function* userRecords(): Generator<PlannedRecord<User>> {
+    for (const { user, record } of generateUsers(
       rng.fork('users'),
       options.users,
       accountToken,
@@ -129,13 +121,13 @@ export async function loadSampleData(
       now,
     )) {
       generated.push(user);
-      yield row;
+      yield record;
     }
   }
   const users = await insertAll(
     context,
-    { label: 'users', total: options.users, table: 'users', columns: USER_COLUMNS },
-    userRows(),
+    { label: 'users', total: options.users, entity: User },
+    userRecords(),
     { batchRows: BATCH_ROWS.users },
   );
 
@@ -145,12 +137,7 @@ export async function loadSampleData(
   const perUser = Math.min(options.followsPerUser, followers.length - 1);
   const follows = await insertAll(
     context,
-    {
-      label: 'follows',
-      total: followers.length * perUser,
-      table: 'follows',
-      columns: FOLLOW_COLUMNS,
-    },
+    { label: 'follows', total: followers.length * perUser, entity: Follow },
     generateFollows(rng.fork('follows'), followers, perUser, now),
     { batchRows: BATCH_ROWS.follows, ignoreConflicts: true },
   );
@@ -171,13 +158,8 @@ export async function loadSampleData(
   });
   const meetings = await insertAll(
     context,
-    {
-      label: 'meetings',
-      total: plan.meetings.length,
-      table: 'meetings',
-      columns: MEETING_COLUMNS,
-    },
-    plan.meetings.map(meetingRow),
+    { label: 'meetings', total: plan.meetings.length, entity: Meeting },
+    plan.meetings,
     { batchRows: BATCH_ROWS.meetings },
   );
   const participants = await insertAll(
@@ -185,10 +167,9 @@ export async function loadSampleData(
     {
       label: 'participants',
       total: plan.meetings.reduce((sum, m) => sum + m.participants.length, 0),
-      table: 'participants',
-      columns: PARTICIPANT_COLUMNS,
+      entity: Participant,
     },
-    participantRows(plan.meetings),
+    participantRecords(plan.meetings),
     { batchRows: BATCH_ROWS.participants, ignoreConflicts: true },
   );
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { MeetingStatus, MeetingType } from '../../modules/meeting/meeting.entity';
-import { ParticipantStatus } from '../../modules/meeting/participant.entity';
+import { type Meeting, MeetingStatus, MeetingType } from '../../modules/meeting/meeting.entity';
+import { type Participant, ParticipantStatus } from '../../modules/meeting/participant.entity';
+import type { Planned, PlannedRecord } from './planned';
 import type { Random } from './random';
-import type { SqlValue } from './sql';
-import { DAY, HOUR, MINUTE, SECOND, iso } from './time';
+import { DAY, HOUR, MINUTE, SECOND } from './time';
 import type { SeedUser } from './users';
 import {
   BUSY_SKEW,
@@ -16,51 +16,29 @@ import {
   TYPE_WEIGHTS,
 } from './meeting-content';
 
-export const MEETING_COLUMNS = [
-  'id',
-  'created_at',
-  'updated_at',
-  'title',
-  'owner_id',
-  'start_time',
-  'location',
-  'appointed_by_id',
-  'assigned_to_id',
-  'type',
-  'status',
-  'location_url',
-] as const;
+/** A participant as the seed plans it; its meeting is the one holding it. */
+export type PlannedParticipant = Planned<
+  Participant,
+  'id' | 'createdAt' | 'updatedAt' | 'userId' | 'status'
+>;
 
-export const PARTICIPANT_COLUMNS = [
-  'id',
-  'created_at',
-  'updated_at',
-  'meeting_id',
-  'user_id',
-  'status',
-] as const;
-
-export interface PlannedParticipant {
-  id: string;
-  userId: string;
-  status: ParticipantStatus;
-  createdAt: number;
-  updatedAt: number;
-}
-
-export interface PlannedMeeting {
-  id: string;
-  createdAt: number;
-  updatedAt: number;
-  title: string;
-  ownerId: string;
-  startTime: number;
-  location: string;
-  locationUrl: string | null;
-  appointedById: string | null;
-  assignedToId: string | null;
-  type: MeetingType;
-  status: MeetingStatus;
+/** A meeting as the seed plans it (its other properties take their defaults), with participants. */
+export interface PlannedMeeting
+  extends Planned<
+    Meeting,
+    | 'id'
+    | 'createdAt'
+    | 'updatedAt'
+    | 'title'
+    | 'ownerId'
+    | 'startTime'
+    | 'location'
+    | 'locationUrl'
+    | 'appointedBy'
+    | 'assignedTo'
+    | 'type'
+    | 'status'
+  > {
   /** The owner first, then the guests in the order they were invited. */
   participants: PlannedParticipant[];
 }
@@ -192,8 +170,8 @@ class MeetingPlanner {
       startTime,
       location: spec.location ?? place.location,
       locationUrl: spec.location ? null : place.locationUrl,
-      appointedById: rng.chance(0.2) ? spec.owner.id : null,
-      assignedToId:
+      appointedBy: rng.chance(0.2) ? spec.owner.id : null,
+      assignedTo:
         type === MeetingType.PROJECT_MEETING && accepted.length > 0 && rng.chance(0.4)
           ? rng.pick(accepted).userId
           : null,
@@ -291,27 +269,13 @@ export function planMeetings(rng: Random, request: MeetingPlanRequest): MeetingP
   return { meetings, invitationMeetings, bigMeetingSize };
 }
 
-export function meetingRow(meeting: PlannedMeeting): SqlValue[] {
-  return [
-    meeting.id,
-    iso(meeting.createdAt),
-    iso(meeting.updatedAt),
-    meeting.title,
-    meeting.ownerId,
-    iso(meeting.startTime),
-    meeting.location,
-    meeting.appointedById,
-    meeting.assignedToId,
-    meeting.type,
-    meeting.status,
-    meeting.locationUrl,
-  ];
-}
-
-export function* participantRows(meetings: readonly PlannedMeeting[]): Generator<SqlValue[]> {
+/** The participants of the meetings, each with its meeting's id. */
+export function* participantRecords(
+  meetings: readonly PlannedMeeting[],
+): Generator<PlannedRecord<Participant>> {
   for (const meeting of meetings) {
-    for (const p of meeting.participants) {
-      yield [p.id, iso(p.createdAt), iso(p.updatedAt), meeting.id, p.userId, p.status];
+    for (const participant of meeting.participants) {
+      yield { ...participant, meetingId: meeting.id };
     }
   }
 }

@@ -1,8 +1,11 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Knex } from '@mikro-orm/postgresql';
+import { User } from '../../modules/user/user.entity';
+import { Role } from '../../modules/user/user.rules';
+import { type PlannedRecord, plannedInsert } from './planned';
 import type { Random } from './random';
-import { query, type SqlValue } from './sql';
-import { DAY, MINUTE, SECOND, iso, toMillis } from './time';
+import { insertBatch, query } from './sql';
+import { DAY, MINUTE, SECOND, toMillis } from './time';
 import { CITIES, FIRST_NAMES, INTERESTS, JOB_TITLES, LAST_NAMES } from './vocabulary';
 
 /** The one password of every seeded user, hashed once and shared. */
@@ -16,36 +19,20 @@ export interface SeedUser {
   createdAt: number;
 }
 
-export const USER_COLUMNS = [
-  'id',
-  'created_at',
-  'updated_at',
-  'name',
-  'email',
-  'account',
-  'password_hash',
-  'roles',
-  'is_active',
-  'is_verified',
-  'bio',
-  'dob',
-  'phone',
-] as const;
-
 /** The fixed users people log in with. */
 export const FIXED_USERS = {
-  demo: { name: 'Demo User Account', account: 'demo', email: 'demo@example.com', role: 'user' },
+  demo: { name: 'Demo User Account', account: 'demo', email: 'demo@example.com', role: Role.USER },
   inbox: {
     name: 'Inbox Test User',
     account: 'inbox.user',
     email: 'inbox@example.com',
-    role: 'user',
+    role: Role.USER,
   },
   admin: {
     name: 'Administrator Account',
     account: 'admin',
     email: 'admin@example.com',
-    role: 'admin',
+    role: Role.ADMIN,
   },
 } as const;
 
@@ -68,36 +55,26 @@ export async function ensureFixedUsers(
   now: number,
 ): Promise<{ users: Record<FixedUserKey, SeedUser>; inserted: number }> {
   const keys = Object.keys(FIXED_USERS) as FixedUserKey[];
-  const rows = keys.map((key, i): SqlValue[] => {
+  const records = keys.map((key, i): PlannedRecord<User> => {
     const fixed = FIXED_USERS[key];
     const createdAt = now - (4 * 365 - i) * DAY;
-    return [
-      randomUUID(),
-      iso(createdAt),
-      iso(createdAt + 7 * DAY + i * MINUTE),
-      fixed.name,
-      fixed.email,
-      fixed.account,
+    return {
+      id: randomUUID(),
+      createdAt,
+      updatedAt: createdAt + 7 * DAY + i * MINUTE,
+      name: fixed.name,
+      email: fixed.email,
+      account: fixed.account,
       passwordHash,
-      fixed.role,
-      true,
-      true,
-      `Seeded ${fixed.account} account. Password: ${SEED_PASSWORD}`,
-      null,
-      null,
-    ];
+      roles: fixed.role,
+      isActive: true,
+      isVerified: true,
+      bio: `Seeded ${fixed.account} account. Password: ${SEED_PASSWORD}`,
+      dob: null,
+      phone: null,
+    };
   });
-  const placeholders = rows.map((row) => `(${row.map(() => '?').join(',')})`).join(',');
-  const inserted = await knex.transaction(async (trx) => {
-    const result = await query(
-      trx,
-      `with inserted as (insert into "users" (${USER_COLUMNS.map((c) => `"${c}"`).join(', ')}) ` +
-        `values ${placeholders} on conflict do nothing returning 1) ` +
-        `select count(*)::int as n from inserted`,
-      rows.flat(),
-    );
-    return Number(result[0]?.['n'] ?? 0);
-  });
+  const inserted = await insertBatch(knex, plannedInsert(User, records, true));
   const stored = await query(
     knex,
     `select "id", "account", "created_at" from "users" where lower("account") in (${keys.map(() => '?').join(',')})`,
@@ -187,10 +164,10 @@ function biography(rng: Random): string {
   return `${rng.pick(JOB_TITLES)} in ${rng.pick(CITIES)}. Into ${first} and ${second}.`;
 }
 
-/** One generated user: the row to insert and what later phases need. */
+/** One generated user: the record to insert and what later phases need. */
 export interface GeneratedUser {
   user: SeedUser;
-  row: SqlValue[];
+  record: PlannedRecord<User>;
 }
 
 /** `count` realistic users, numbered from 1, sharing one password hash. */
@@ -211,21 +188,22 @@ export function* generateUsers(
     const user: SeedUser = { id: randomUUID(), account, createdAt };
     yield {
       user,
-      row: [
-        user.id,
-        iso(createdAt),
-        iso(updatedAt),
-        displayName(rng, first, last),
-        `${account}@example.com`,
+      // The random draws below happen in this order (an object literal is evaluated in order).
+      record: {
+        id: user.id,
+        createdAt,
+        updatedAt,
+        name: displayName(rng, first, last),
+        email: `${account}@example.com`,
         account,
         passwordHash,
-        'user',
-        !rng.chance(0.02),
-        !rng.chance(0.08),
-        rng.chance(0.35) ? biography(rng) : null,
-        rng.chance(0.5) ? dateOfBirth(rng, now) : null,
-        rng.chance(0.4) ? phoneNumber(rng) : null,
-      ],
+        roles: Role.USER,
+        isActive: !rng.chance(0.02),
+        isVerified: !rng.chance(0.08),
+        bio: rng.chance(0.35) ? biography(rng) : null,
+        dob: rng.chance(0.5) ? dateOfBirth(rng, now) : null,
+        phone: rng.chance(0.4) ? phoneNumber(rng) : null,
+      },
     };
   }
 }

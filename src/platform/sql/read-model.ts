@@ -73,6 +73,25 @@ export function hiddenColumnOf<E>(entity: EntityClass<E>, key: HiddenKeys<E> & s
 const modelColumns = new Map<EntityClass<unknown>, ReadonlyMap<string, Column>>();
 
 /**
+ * The properties the ORM's decorators declare on an entity class and its ancestors, the
+ * ancestors' first (a property declared again replaces its ancestor's, in its place).
+ */
+function declaredProperties(entity: EntityClass<unknown>): EntityProperty[] {
+  const chain: Array<{ name: string }> = [];
+  for (let cls: unknown = entity; typeof cls === 'function' && cls !== Function.prototype; ) {
+    chain.unshift(cls);
+    cls = Object.getPrototypeOf(cls);
+  }
+  const found = new Map<string, EntityProperty>();
+  for (const cls of chain) {
+    for (const property of Object.values(decoratorMetadata(cls.name)?.properties ?? {})) {
+      found.set(property.name, property as EntityProperty);
+    }
+  }
+  return [...found.values()];
+}
+
+/**
  * The readable columns of an entity class (its ancestors' first), read once from the ORM's
  * decorator metadata: the entity's declaration is the one source of every select list and record.
  */
@@ -81,21 +100,13 @@ export function readModelColumns(entity: EntityClass<unknown>): ReadonlyMap<stri
   if (columns) {
     return columns;
   }
-  const chain: Array<{ name: string }> = [];
-  for (let cls: unknown = entity; typeof cls === 'function' && cls !== Function.prototype; ) {
-    chain.unshift(cls);
-    cls = Object.getPrototypeOf(cls);
-  }
   const found = new Map<string, Column>();
-  for (const cls of chain) {
-    const meta = decoratorMetadata(cls.name);
-    for (const property of Object.values(meta?.properties ?? {}) as EntityProperty[]) {
-      if (readable(property)) {
-        found.set(property.name, {
-          name: columnName(property),
-          ...(isTimestamp(property) ? { timestamp: true } : {}),
-        });
-      }
+  for (const property of declaredProperties(entity)) {
+    if (readable(property)) {
+      found.set(property.name, {
+        name: columnName(property),
+        ...(isTimestamp(property) ? { timestamp: true } : {}),
+      });
     }
   }
   if (found.size === 0) {
@@ -184,4 +195,49 @@ export function updateOf<E>(
     sql: `update "${tableOf(entity)}" set ${set.join(', ')} where ${where.sql}`,
     params: [...params, ...where.params],
   };
+}
+
+/** A column an entity stores, as an INSERT names it. */
+export interface EntityColumn<E> {
+  /** The property that holds it. */
+  key: Extract<keyof E, string>;
+  /** The column's name, as the entity declares it (or the ORM's naming of the property). */
+  column: string;
+  /** Whether it holds a timestamp. */
+  timestamp: boolean;
+  /** Whether the database fills it when an INSERT leaves it out: a declared default, or null. */
+  hasDefault: boolean;
+}
+
+/** Stored as a column: what a client may read, and hidden or lazy columns too (reads skip them). */
+const persisted = (property: EntityProperty): boolean =>
+  readable({ ...property, hidden: false, lazy: false });
+
+/** A column of any entity: its key is a property name. */
+type StoredColumn = EntityColumn<Record<string, unknown>>;
+
+const storedColumns = new Map<EntityClass<unknown>, readonly StoredColumn[]>();
+
+/**
+ * The columns an entity class stores (its ancestors' first), hidden ones included, read once from
+ * the ORM's decorator metadata like the read model: e.g. `columnsOf(Meeting)` gives
+ * `{ key: 'appointedBy', column: 'appointed_by_id', ... }` among others.
+ */
+export function columnsOf<E>(entity: EntityClass<E>): readonly EntityColumn<E>[] {
+  let columns = storedColumns.get(entity);
+  if (!columns) {
+    columns = declaredProperties(entity)
+      .filter(persisted)
+      .map((property) => ({
+        key: property.name,
+        column: columnName(property),
+        timestamp: isTimestamp(property),
+        hasDefault:
+          property.default !== undefined ||
+          property.defaultRaw !== undefined ||
+          property.nullable === true,
+      }));
+    storedColumns.set(entity, columns);
+  }
+  return columns as readonly EntityColumn<E>[];
 }
