@@ -5,6 +5,7 @@ import type { Page } from '../../platform/shared/pagination';
 import type { Loaders, Stores } from '../index';
 import type { UserRecord } from '../user/user.store';
 import type { FollowDirection, FollowRecord } from './follow.store';
+import type { ChangeEntry } from '../../platform/live/change-log';
 
 /** Whether two users follow each other, seen from the caller. */
 export interface FollowStatus {
@@ -12,6 +13,18 @@ export interface FollowStatus {
   isFollowedBy: boolean;
   isMutual: boolean;
 }
+
+/** What the change log says of follows (the user followed, and who followed). */
+export const FOLLOW_CHANGES = { followed: 'USER_FOLLOWED', unfollowed: 'USER_UNFOLLOWED' } as const;
+
+const followChange = (kind: string, followerId: string, followedId: string): ChangeEntry => ({
+  kind,
+  meetingId: null,
+  participantId: null,
+  userId: followedId,
+  actorId: followerId,
+  occurredAt: new Date().toISOString(),
+});
 
 export class FollowService {
   constructor(
@@ -28,8 +41,12 @@ export class FollowService {
     // Insert-or-ignore keeps concurrent follows of the same pair from failing; an unfollow racing
     // in between can delete the row again, so the follow is written until it is there to read.
     for (let attempt = 0; attempt < 5; attempt += 1) {
-      await this.stores.follows.insertIfAbsent(viewer.id, target.id);
-      const follow = await this.stores.follows.find(viewer.id, target.id);
+      const follow = await this.stores.ormTransaction(async (tx) => {
+        if (await tx.follows.insertIfAbsent(viewer.id, target.id)) {
+          await tx.events.append([followChange(FOLLOW_CHANGES.followed, viewer.id, target.id)]);
+        }
+        return tx.follows.find(viewer.id, target.id);
+      });
       if (follow) {
         return follow;
       }
@@ -43,7 +60,13 @@ export class FollowService {
   /** Stops following a user; unfollowing someone not followed changes nothing. */
   async unfollow(viewer: UserRecord, userId: string): Promise<boolean> {
     const target = await this.stores.users.visible({ id: userId });
-    return this.stores.follows.remove(viewer.id, target.id);
+    return this.stores.ormTransaction(async (tx) => {
+      const removed = await tx.follows.remove(viewer.id, target.id);
+      if (removed) {
+        await tx.events.append([followChange(FOLLOW_CHANGES.unfollowed, viewer.id, target.id)]);
+      }
+      return removed;
+    });
   }
 
   /** The caller's follows (or followers), newest first, with the total. */

@@ -50,15 +50,19 @@ const SIDES: Record<FollowDirection, { own: string; other: string }> = {
 export class FollowStore {
   constructor(private readonly em: EntityManager) {}
 
-  /** Inserts a follow unless the pair exists (concurrent follows of a pair do not fail). */
-  async insertIfAbsent(followerId: string, followingId: string): Promise<void> {
+  /**
+   * Inserts a follow unless the pair exists (concurrent follows of a pair do not fail); answers
+   * whether it did.
+   */
+  async insertIfAbsent(followerId: string, followingId: string): Promise<boolean> {
     const now = new Date();
-    await this.em
+    const result = await this.em
       .createQueryBuilder(Follow)
       .insert({ id: randomUUID(), followerId, followingId, createdAt: now, updatedAt: now })
       .onConflict(['followerId', 'followingId'])
       .ignore()
       .execute();
+    return result.affectedRows > 0;
   }
 
   /** The follow of a pair, or null. */

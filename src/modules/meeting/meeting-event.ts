@@ -24,7 +24,15 @@ registerEnumType(MeetingEventKind, {
  * A committed change as every instance reads it from the change log: ids and a kind only, never
  * content, and its cursor. Each instance reads what a subscriber may see itself, as that subscriber.
  */
-export type ChangeNotice = LoggedChange & { kind: MeetingEventKind };
+export type ChangeNotice = LoggedChange;
+
+const MEETING_KINDS = new Set<string>(Object.values(MeetingEventKind));
+
+/** Whether a logged change is a meeting's event (the log also holds follows and profile edits). */
+export const isMeetingEvent = (
+  notice: ChangeNotice,
+): notice is ChangeNotice & { kind: MeetingEventKind; meetingId: string } =>
+  notice.meetingId !== null && MEETING_KINDS.has(notice.kind);
 
 /** What a service reports about the change it made (the rest of a notice is filled in). */
 export interface MeetingChange {

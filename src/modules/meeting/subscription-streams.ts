@@ -8,6 +8,7 @@ import {
   ALL_CHANGES_TOPIC,
   type ChangeNotice,
   invitationTopic,
+  isMeetingEvent,
   meetingTopic,
 } from './meeting-event';
 import { changesAfter, requireKept } from './meeting-changes';
@@ -55,7 +56,7 @@ export async function eventOf(
   context: Context,
   notice: ChangeNotice,
 ): Promise<MeetingEvent | null> {
-  if (!notice.meetingId) {
+  if (!isMeetingEvent(notice)) {
     return null;
   }
   const meeting = await context.services.meetings.visible(requireViewer(context), notice.meetingId);

@@ -9,6 +9,9 @@ import type { Stores } from '../index';
 import type { RegisterInput, UpdateProfileInput } from './user.inputs';
 import type { ProfileChanges, UserRecord } from './user.store';
 
+/** What the change log says of a profile edit. */
+export const PROFILE_UPDATED = 'PROFILE_UPDATED';
+
 /** Optional text as stored: trimmed, and empty as null. */
 const optionalText = (value: string | null): string | null => value?.trim() || null;
 
@@ -70,7 +73,21 @@ export class UserService {
     if (input.avatarPhotoId !== undefined) {
       changes.avatarPhotoId = input.avatarPhotoId ?? null;
     }
-    return this.stores.users.updateProfile(viewer.id, changes);
+    return this.stores.ormTransaction(async (tx) => {
+      const user = await tx.users.updateProfile(viewer.id, changes);
+      // Others see a profile: the change log says it changed (not what), as it does of meetings.
+      await tx.events.append([
+        {
+          kind: PROFILE_UPDATED,
+          meetingId: null,
+          participantId: null,
+          userId: viewer.id,
+          actorId: viewer.id,
+          occurredAt: new Date().toISOString(),
+        },
+      ]);
+      return user;
+    });
   }
 
   byAccount(account: string): Promise<UserRecord> {

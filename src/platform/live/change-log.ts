@@ -19,6 +19,8 @@ export interface ChangeEntry {
   meetingId: string | null;
   participantId: string | null;
   userId: string | null;
+  /** Who made it, when that is not the user concerned (a follow: the follower), if recorded. */
+  actorId?: string | null;
   /** When it was made, ISO 8601. */
   occurredAt: string;
 }
@@ -61,7 +63,7 @@ export function clientCursor(field: string, after: string | null | undefined): s
 /** The columns every read of the log answers, timestamps as the API writes them. */
 export const COLUMNS =
   `c."tx"::text as "tx", c."position"::text as "position", c."kind", c."meeting_id", ` +
-  `c."participant_id", c."user_id", ` +
+  `c."participant_id", c."user_id", c."actor_id", ` +
   `to_char(c."occurred_at" at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "occurred_at"`;
 /** Rows no running transaction can still precede. */
 export const SETTLED = `c."tx" < pg_snapshot_xmin(pg_current_snapshot())`;
@@ -90,6 +92,7 @@ export function changeOf(row: Row): LoggedChange {
     meetingId: (row['meeting_id'] as string | null) ?? null,
     participantId: (row['participant_id'] as string | null) ?? null,
     userId: (row['user_id'] as string | null) ?? null,
+    actorId: (row['actor_id'] as string | null) ?? null,
     occurredAt: String(row['occurred_at']),
   };
 }
@@ -118,10 +121,11 @@ export class ChangeLogStore {
     await executeRows(
       this.em,
       `with appended as (insert into "change_log" ` +
-        `("kind", "meeting_id", "participant_id", "user_id", "occurred_at") ` +
-        `select e."kind", e."meetingId", e."participantId", e."userId", e."occurredAt" ` +
-        `from json_to_recordset(?::json) as e("kind" text, "meetingId" uuid, ` +
-        `"participantId" uuid, "userId" uuid, "occurredAt" timestamptz) returning 1) ` +
+        `("kind", "meeting_id", "participant_id", "user_id", "actor_id", "occurred_at") ` +
+        `select e."kind", e."meetingId", e."participantId", e."userId", e."actorId", ` +
+        `e."occurredAt" from json_to_recordset(?::json) as e("kind" text, "meetingId" uuid, ` +
+        `"participantId" uuid, "userId" uuid, "actorId" uuid, "occurredAt" timestamptz) ` +
+        `returning 1) ` +
         `select pg_notify(?, '') from (select count(*) from appended) as logged`,
       [JSON.stringify(entries), CHANGES_CHANNEL],
     );
