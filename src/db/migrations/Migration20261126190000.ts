@@ -1,8 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The change log (issue 26): every change that makes an event (a meeting's, a follow, a profile
- * edit) appends one row here, in the
+ * The change log (issue 26): every change that makes an event appends one row here, in the
  * transaction that makes the change, so an event is never lost to an outage of a listener. Rows
  * are read in the order of (tx, position): `tx` is the writing transaction's id, and a reader
  * takes only rows whose transaction no running one can precede (`tx` below the snapshot's xmin),
@@ -19,7 +18,6 @@ export class Migration20261126190000 extends Migration {
         `"meeting_id" uuid null, ` +
         `"participant_id" uuid null, ` +
         `"user_id" uuid null, ` +
-        `"actor_id" uuid null, ` +
         `"occurred_at" timestamptz not null default now());`,
     );
     this.addSql(`create index "change_log_order_idx" on "change_log" ("tx", "position");`);
