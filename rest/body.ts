@@ -26,7 +26,7 @@ const MULTIPART_LIMITS = { fields: 50, fieldSize: 64 * 1024, files: 0, parts: 50
 
 const isJson = (type: string): boolean => type === 'application/json' || type.endsWith('+json');
 
-function mediaType(req: Request): string | null {
+export function mediaType(req: Request): string | null {
   const header = req.headers['content-type'];
   return header ? (header.split(';')[0] ?? '').trim().toLowerCase() : null;
 }
@@ -34,7 +34,20 @@ function mediaType(req: Request): string | null {
 const hasBody = (req: Request): boolean =>
   req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
+// A keyed request's multipart body is read before its key is claimed (its fields are part of
+// the fingerprint, rest/idempotent.ts), and again by the route: once.
+const multipartBodies = new WeakMap<Request, Promise<Record<string, unknown>>>();
+
 function readMultipart(req: Request): Promise<Record<string, unknown>> {
+  let read = multipartBodies.get(req);
+  if (!read) {
+    read = parseMultipart(req);
+    multipartBodies.set(req, read);
+  }
+  return read;
+}
+
+function parseMultipart(req: Request): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {

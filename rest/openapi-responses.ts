@@ -59,6 +59,7 @@ function coded(title: string, codes: readonly string[], headers?: JsonObject): J
 }
 
 const challenge = { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' } };
+const replayed = { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } };
 const retryAfter = { 'Retry-After': { $ref: '#/components/headers/Retry-After' } };
 const noStore = { 'Cache-Control': { schema: { type: 'string', enum: ['no-store'] } } };
 
@@ -67,7 +68,15 @@ export const sharedResponses: Record<string, JsonObject> = {
   Unauthorized: coded('No bearer token, or a bad one', ['NOT_AUTHENTICATED', 'INVALID_TOKEN'], {
     ...challenge,
   }),
-  MalformedBody: coded('The body cannot be parsed', ['MALFORMED_BODY']),
+  // Every route that reads a body is a POST, which takes an Idempotency-Key.
+  MalformedBody: coded('The body cannot be parsed, or the Idempotency-Key is malformed', [
+    'MALFORMED_BODY',
+    'IDEMPOTENCY_KEY_INVALID',
+  ]),
+  MalformedKey: coded('The Idempotency-Key is malformed', ['IDEMPOTENCY_KEY_INVALID']),
+  KeyReused: coded('The Idempotency-Key was sent before with another request', [
+    'IDEMPOTENCY_KEY_REUSED',
+  ]),
   PayloadTooLarge: coded('The body is too large', ['PAYLOAD_TOO_LARGE']),
   UnsupportedMediaType: coded('The body has a media type this route does not read', [
     'UNSUPPORTED_MEDIA_TYPE',
@@ -102,13 +111,33 @@ function oauthFailure(
   };
 }
 
-/** Invalid input, with an example naming fields of the route's own `inputs`. */
-const validationFailed = (inputs: readonly ClientInput[]): JsonObject => ({
-  description: 'Invalid input: one `VALIDATION_<FIELD>_<REASON>` per bad field.',
-  content: json(schemaRef('ValidationErrors'), {
-    example: { value: validationExample(inputs) },
-  }),
-});
+/**
+ * Invalid input, with an example naming fields of the route's own `inputs`; on a POST, also the
+ * Idempotency-Key sent before with another request.
+ */
+const validationFailed = (inputs: readonly ClientInput[], keyed: boolean): JsonObject =>
+  keyed
+    ? {
+        description:
+          'Invalid input: one `VALIDATION_<FIELD>_<REASON>` per bad field; or ' +
+          '`IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was sent before with another request.',
+        content: json(
+          { oneOf: [schemaRef('ValidationErrors'), schemaRef('ErrorCode')] },
+          {
+            example: { value: validationExample(inputs) },
+            ...codeExamples(['IDEMPOTENCY_KEY_REUSED']),
+          },
+        ),
+      }
+    : {
+        description: 'Invalid input: one `VALIDATION_<FIELD>_<REASON>` per bad field.',
+        content: json(schemaRef('ValidationErrors'), {
+          example: { value: validationExample(inputs) },
+        }),
+      };
+
+/** Idempotency-Key's answers on a POST: a replay is marked; 409 while the first request runs. */
+const IN_USE = 'IDEMPOTENCY_KEY_IN_USE';
 
 /**
  * The responses of a route: its success (from the table) and every failure it can answer with,
@@ -120,21 +149,26 @@ export function responsesOf(
   operationName: string | null,
   inputs: readonly ClientInput[],
 ): Record<string, JsonObject> {
+  const keyed = route.method === 'post';
   const success: JsonObject = {
     description: route.response.description,
+    ...(keyed ? { headers: replayed } : {}),
     content: json(route.response.schema as JsonObject),
   };
   const hasBody = route.body !== 'none';
   if (route.errorStyle === 'oauth') {
     return {
-      [route.response.status]: { ...success, headers: noStore },
+      [route.response.status]: { ...success, headers: { ...noStore, ...replayed } },
       400: oauthFailure(
         'The grant failed or the request is invalid (RFC 6749 §5.2); a body that cannot be ' +
-          'parsed is answered with `MALFORMED_BODY`.',
+          'parsed is answered with `MALFORMED_BODY`, a malformed Idempotency-Key with ' +
+          '`IDEMPOTENCY_KEY_INVALID`.',
         ['invalid_request', 'invalid_grant', 'unsupported_grant_type'],
-        ['MALFORMED_BODY'],
+        ['MALFORMED_BODY', 'IDEMPOTENCY_KEY_INVALID'],
       ),
+      409: coded('The first request with this Idempotency-Key is still running', [IN_USE]),
       413: responseRef('PayloadTooLarge'),
+      422: responseRef('KeyReused'),
       415: responseRef('UnsupportedMediaType'),
       429: oauthFailure('Too many attempts.', ['slow_down'], ['TOO_MANY_REQUESTS'], retryAfter),
       500: oauthFailure('An unexpected failure.', ['server_error'], ['INTERNAL_ERROR']),
@@ -147,8 +181,8 @@ export function responsesOf(
   }
   const own = (operationName && failures[operationName]) || {};
   const responses: Record<string, JsonObject> = { [route.response.status]: success };
-  if (hasBody) {
-    responses['400'] = responseRef('MalformedBody');
+  if (hasBody || keyed) {
+    responses['400'] = responseRef(hasBody ? 'MalformedBody' : 'MalformedKey');
   }
   if (own[401]) {
     const codes = [...(route.public ? [] : ['NOT_AUTHENTICATED', 'INVALID_TOKEN']), ...own[401]];
@@ -157,7 +191,7 @@ export function responsesOf(
     responses['401'] = responseRef('Unauthorized');
   }
   for (const status of [403, 404, 409] as const) {
-    const codes = own[status];
+    const codes = status === 409 && keyed ? [...(own[status] ?? []), IN_USE] : own[status];
     if (codes) {
       responses[status] = coded(failureTitles[status], codes);
     }
@@ -167,7 +201,9 @@ export function responsesOf(
     responses['415'] = responseRef('UnsupportedMediaType');
   }
   if (inputs.length > 0) {
-    responses['422'] = validationFailed(inputs);
+    responses['422'] = validationFailed(inputs, keyed);
+  } else if (keyed) {
+    responses['422'] = responseRef('KeyReused');
   }
   responses['429'] = responseRef('TooManyRequests');
   responses['500'] = responseRef('InternalError');
@@ -177,6 +213,12 @@ export function responsesOf(
 
 /** Headers the responses refer to. */
 export const sharedHeaders: Record<string, JsonObject> = {
+  'Idempotent-Replayed': {
+    description:
+      '`true` on an answer sent again for a retry with the same Idempotency-Key (or rebuilt ' +
+      'from a write that committed while its first answer was lost); absent otherwise.',
+    schema: { type: 'string', enum: ['true'] },
+  },
   'Retry-After': {
     description: 'Seconds to wait before trying again.',
     schema: { type: 'integer', minimum: 0 },
@@ -186,5 +228,30 @@ export const sharedHeaders: Record<string, JsonObject> = {
       'The RFC 6750 challenge: `Bearer realm="api"`, with `error="invalid_token"` when the ' +
       'token is malformed, expired or no longer valid.',
     schema: { type: 'string' },
+  },
+};
+
+/** The Idempotency-Key header every POST takes (CONTRACT §8), referenced from components. */
+export const sharedParameters: Record<string, JsonObject> = {
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1 to 255 printable ' +
+      'ASCII characters (spaces only inside; the draft\'s quoted form `"…"` names the same key), ' +
+      'kept 24 hours, owned by the caller (without a valid token: by the key and the route). A ' +
+      'retry with the same key, method, path and body is answered with the first answer, byte ' +
+      'for byte, with `Idempotent-Replayed: true`, and changes nothing; a write that committed ' +
+      'while its answer was lost is answered with its success. The same key with another ' +
+      'request: 422 `IDEMPOTENCY_KEY_REUSED`; while the first request runs: 409 ' +
+      '`IDEMPOTENCY_KEY_IN_USE`; a malformed key: 400 `IDEMPOTENCY_KEY_INVALID`. Answers ' +
+      '5xx, 401, 408 and 429 are not kept: the retry runs again.',
+    schema: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 257,
+      pattern: '^[\\x21-\\x7E]([\\x20-\\x7E]*[\\x21-\\x7E])?$',
+    },
   },
 };

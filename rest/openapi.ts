@@ -6,6 +6,7 @@ import {
   responsesOf,
   schemaRef,
   sharedHeaders,
+  sharedParameters,
   sharedResponses,
 } from './openapi-responses';
 import { responseSchemas } from './openapi-records';
@@ -36,6 +37,7 @@ export interface OpenApiDocument {
   components: {
     schemas: Record<string, JsonObject>;
     responses: Record<string, JsonObject>;
+    parameters: Record<string, JsonObject>;
     headers: Record<string, JsonObject>;
     securitySchemes: Record<string, JsonObject>;
   };
@@ -278,6 +280,7 @@ export function buildOpenApiDocument(
     const parameters = [
       ...inputs.path.map((input) => parameter(input, 'path')),
       ...inputs.query.map((input) => parameter(input, 'query')),
+      ...(route.method === 'post' ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
     ];
     const description =
       primary !== route
@@ -332,7 +335,8 @@ export function buildOpenApiDocument(
         'optional is `null`). Every endpoint but registration, sign-in, the token endpoint ' +
         'and the health probes needs `Authorization: Bearer <access token>`. A failure is ' +
         'answered with `{"errors": "<CODE>"}`, invalid input with 422 and ' +
-        '`{"errors": {"<field>": "VALIDATION_<FIELD>_<REASON>"}}`.',
+        '`{"errors": {"<field>": "VALIDATION_<FIELD>_<REASON>"}}`. Every POST takes an ' +
+        '`Idempotency-Key` header, which makes its retry safe.',
     },
     servers: [{ url: '/api/v1', description: 'This service' }],
     tags,
@@ -344,6 +348,7 @@ export function buildOpenApiDocument(
         ...builder.bodies,
       },
       responses: sharedResponses,
+      parameters: sharedParameters,
       headers: sharedHeaders,
       securitySchemes: {
         bearerAuth: {

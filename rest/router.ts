@@ -10,9 +10,11 @@ import {
   variablePathOf,
 } from '../src/platform/graphql/argument-rules';
 import { HttpRequestError, notFound, sendHttpError } from '../src/platform/http/http-errors';
+import { type Idempotency, keepRawBody } from '../src/platform/http/idempotency';
 import { currentRequest } from '../src/platform/observability/request-tracking';
 import { type FieldErrors, ValidationFailedError } from '../src/platform/shared/errors';
 import { BODY_LIMIT_BYTES, readBody } from './body';
+import { idempotentRoute } from './idempotent';
 import { loadOperations, type PreparedOperation } from './operations';
 import type { RouteSpec } from './route';
 import { routeIndex } from './route-index';
@@ -42,9 +44,19 @@ export function bySpecificity(a: RouteSpec, b: RouteSpec): number {
   return 0;
 }
 
+// `verify` keeps a keyed request's body bytes for its Idempotency-Key fingerprint.
 const bodyParsers: RequestHandler[] = [
-  express.json({ limit: BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }),
-  express.urlencoded({ limit: BODY_LIMIT_BYTES, extended: false, parameterLimit: 100 }),
+  express.json({
+    limit: BODY_LIMIT_BYTES,
+    type: ['application/json', 'application/*+json'],
+    verify: keepRawBody,
+  }),
+  express.urlencoded({
+    limit: BODY_LIMIT_BYTES,
+    extended: false,
+    parameterLimit: 100,
+    verify: keepRawBody,
+  }),
 ];
 
 /** The token endpoint answers unreadable bodies in the RFC 6749 shape too. */
@@ -140,8 +152,7 @@ function valueAt(data: unknown, path: readonly string[]): unknown {
 const NO_BODY: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /** Names the request's route in its log line and metrics, before its body is read. */
-function labelled(route: RouteSpec): RequestHandler {
-  const label = `${REST_PREFIX}${route.path}`;
+function labelled(label: string): RequestHandler {
   return (_req, _res, next) => {
     const scope = currentRequest();
     if (scope) {
@@ -222,6 +233,8 @@ export function restRouter(options: {
   createContext: (request: RequestInfo) => Promise<Context>;
   logger: Logger;
   routes?: readonly RouteSpec[];
+  /** Idempotency-Key on every POST route (none: the header is not read). */
+  idempotency?: Idempotency;
 }): RequestHandler {
   const executor: Executor = { ...options, operations: loadOperations(options.schema) };
   const routes = [...(options.routes ?? declaredRoutes)].sort(bySpecificity);
@@ -230,10 +243,16 @@ export function restRouter(options: {
     routes.map((route) => {
       const parsers =
         route.body === 'none' ? [] : route.errorStyle === 'oauth' ? oauthBodyParsers : bodyParsers;
+      const label = `${REST_PREFIX}${route.path}`;
+      const { idempotency } = options;
+      const keyed =
+        idempotency && route.method === 'post'
+          ? [idempotentRoute(route, label, idempotency, options.logger)]
+          : [];
       return {
         method: route.method,
         path: route.path,
-        handlers: [labelled(route), ...parsers, handle(route, executor)],
+        handlers: [labelled(label), ...parsers, ...keyed, handle(route, executor)],
       };
     }),
   );

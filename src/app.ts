@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { AttemptLimiter } from './platform/auth/attempt-limiter';
 import { loadSigningKey } from './platform/auth/keys';
 import { PasswordHasher, type PasswordHashCost } from './platform/auth/password';
-import { DEFAULT_ISSUER, TokenService } from './platform/auth/tokens';
+import { DEFAULT_ISSUER, TokenService, tokenSubject } from './platform/auth/tokens';
 import type { Config } from './config';
 import {
   type AppDependencies,
@@ -31,6 +31,7 @@ import { ChangeLogStore } from './platform/live/change-log';
 import { startLiveServer } from './platform/live/live-server';
 import { SSE_PATH } from './platform/live/sse-handler';
 import { graphqlArmor } from './platform/graphql/armor';
+import { graphqlIdempotency } from './platform/graphql/idempotency-http';
 import { createApolloServer, GRAPHQL_PATH } from './platform/graphql/apollo';
 import { formatError } from './platform/graphql/format-error';
 import {
@@ -44,6 +45,7 @@ import { loadTrustedDocuments } from './platform/graphql/trusted-documents';
 import { trustedDocumentsGuard } from './platform/graphql/trusted-documents-http';
 import { HEALTH_PATH, healthRoutes } from './platform/http/health.routes';
 import { errorHandler, notFound } from './platform/http/http-errors';
+import { IDEMPOTENCY_KEY_KEEP_MS, Idempotency } from './platform/http/idempotency';
 import { oauthMetadataRoutes, WELL_KNOWN_PATH } from './platform/http/oauth-metadata.routes';
 import { HOME_PATH, homePage } from './home';
 import { corsPolicy, securityHeaders } from './platform/http/security';
@@ -51,6 +53,7 @@ import { createLogger } from './platform/observability/logger';
 import { Metrics } from './platform/observability/metrics';
 import { listenForMetrics } from './platform/observability/metrics-server';
 import { scrub } from './platform/observability/log-safety';
+import { IdempotencyKeys } from './platform/sql/idempotency-keys';
 import { docsRouter } from '../rest/docs';
 import { operationDocuments } from '../rest/operations';
 import { REST_PREFIX, restRouter } from '../rest/router';
@@ -85,6 +88,8 @@ export interface AppInstance {
 const JSON_LIMIT = '1mb';
 /** How often the change log is pruned of changes past CHANGE_LOG_RETENTION. */
 const CHANGE_LOG_PRUNE_EVERY_MS = 15 * 60_000;
+/** How often idempotency keys past their 24 hours are deleted. */
+const IDEMPOTENCY_KEY_PRUNE_EVERY_MS = 15 * 60_000;
 
 /** Builds the whole service (used by main and by the tests, so both run the same wiring). */
 export async function createApp(options: CreateAppOptions): Promise<AppInstance> {
@@ -122,6 +127,21 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
   const schema = await createSchema({
     maxParticipantsPerMeeting: config.maxParticipantsPerMeeting,
   });
+  // A key whose first request has run twice the request timeout (crashed, or its answer never
+  // kept) is abandoned: the next retry takes it over.
+  const idempotencyKeys = new IdempotencyKeys(database.orm.em.fork(), {
+    keepMs: IDEMPOTENCY_KEY_KEEP_MS,
+    abandonAfterMs: 2 * config.requestTimeoutMs,
+  });
+  const idempotency = new Idempotency(
+    idempotencyKeys,
+    (authorization) => tokenSubject(tokens, authorization),
+    logger,
+  );
+  // Every instance prunes (idempotent, and cheap when there is nothing to do).
+  const pruneKeys = setInterval(() => {
+    idempotencyKeys.prune().catch(() => undefined);
+  }, IDEMPOTENCY_KEY_PRUNE_EVERY_MS).unref();
 
   const app = express();
   const httpServer = createServer(app);
@@ -230,6 +250,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     express.json({ limit: JSON_LIMIT }),
     // Off: not mounted at all, so requests pay nothing for the feature.
     ...(trusted ? [trustedDocumentsGuard(trusted, logger)] : []),
+    graphqlIdempotency(idempotency, logger, trusted, GRAPHQL_PATH),
     expressMiddleware(apollo, {
       context: ({ req }) =>
         createContext(deps, { authorization: req.headers.authorization, ip: req.ip ?? 'unknown' }),
@@ -238,7 +259,12 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
   app.use(REST_PREFIX, docsRouter(schema));
   app.use(
     REST_PREFIX,
-    restRouter({ schema, createContext: (request) => createContext(deps, request), logger }),
+    restRouter({
+      schema,
+      createContext: (request) => createContext(deps, request),
+      logger,
+      idempotency,
+    }),
   );
   app.use(notFound);
   app.use(errorHandler(logger));
@@ -273,6 +299,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
       }
       closed = true;
       shuttingDown = true;
+      clearInterval(pruneKeys);
       // Subscribers are told the server is going away (1001) while the database is still there.
       await live.close();
       await changes.close();

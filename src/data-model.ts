@@ -6,6 +6,7 @@ import { MIGRATIONS_PATH, migrationsList } from './db/migrations';
 export const dataModel: DataModel = {
   entities,
   migrations: { list: migrationsList, path: MIGRATIONS_PATH },
-  // The change log (src/platform/live/change-log.ts).
-  unmappedTables: ['change_log', 'change_log_horizon'],
+  // The change log (src/platform/live/change-log.ts) and the idempotency keys
+  // (src/platform/sql/idempotency-keys.ts).
+  unmappedTables: ['change_log', 'change_log_horizon', 'idempotency_keys'],
 };

@@ -10,7 +10,7 @@ import type { AttemptLimiter, CountAttempt } from '../platform/auth/attempt-limi
 import { buildServiceSchema, type SchemaBounds } from '../platform/graphql/build-schema';
 import { ChangeLogStore } from '../platform/live/change-log';
 import { BaseEntity } from '../platform/shared/base.entity';
-import { inSqlTransaction } from '../platform/sql/sql-transaction';
+import { inOrmTransaction, inSqlTransaction } from '../platform/sql/sql-transaction';
 // The resolvers before the other modules' files, in this order: type-graphql orders the schema's
 // fields as their classes load, and schema/schema.graphql is printed in it.
 import { AuthResolver } from './auth/auth.resolver';
@@ -181,7 +181,7 @@ class StoresOver {
   }
 
   ormTransaction<T>(work: (stores: Stores) => Promise<T>): Promise<T> {
-    return this.em.transactional((tx) => work(createStores(tx)));
+    return inOrmTransaction(this.em, (tx) => work(createStores(tx)));
   }
 }
 lazyGetters(

@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import type { SeededUser } from '../helpers/seed';
 import {
   LiveClient,
@@ -8,6 +9,7 @@ import type { World } from './authz-fixtures';
 import {
   allowed,
   type Capability,
+  type Check,
   forMembers,
   type GraphQLCall,
   MEETING_HIDDEN,
@@ -129,6 +131,100 @@ export const subscriptionCapabilities: Capability[] = [
         }),
       ),
       { stranger: MEETING_HIDDEN },
+    ),
+  },
+];
+
+/** A cursor just before the scene meeting's first change: its events come first after it. */
+async function cursorBefore(scene: Scene): Promise<string> {
+  const admin = new Client({ connectionString: scene.world.t.instance.database.url });
+  await admin.connect();
+  try {
+    const found = await admin.query<{ tx: string; position: string }>(
+      `select tx::text as tx, position::text as position from change_log ` +
+        `where meeting_id = $1 order by tx, position limit 1`,
+      [scene.meeting.id],
+    );
+    const first = found.rows[0];
+    if (!first) {
+      throw new Error('the scene meeting logged no change');
+    }
+    return `${first.tx}.${BigInt(first.position) - 1n}`;
+  } finally {
+    await admin.end();
+  }
+}
+
+type EventsPage = { edges: Array<{ node: { meeting: { id: string } } }> };
+
+const listsSceneMeeting =
+  (included: boolean): Check =>
+  ({ root, scene }) => {
+    const ids = (root as unknown as EventsPage).edges.map((edge) => edge.node.meeting.id);
+    expect(ids.includes(scene.meeting.id)).toBe(included);
+  };
+
+/** Events read by query or subscription: the caller's meetings only (admins: all). */
+export const eventCapabilities: Capability[] = [
+  {
+    action: 'page through the events of their meetings',
+    rest: [],
+    graphql: { operation: 'query', field: 'myMeetingEvents' },
+    restCall: () => ({}),
+    graphqlCall: async (scene) => ({
+      query: `query ($after: String) {
+        myMeetingEvents(after: $after, first: 5) { edges { node { meeting { id } } } }
+      }`,
+      variables: { after: await cursorBefore(scene) },
+    }),
+    outcomes: forMembers(allowed(200, listsSceneMeeting(true)), {
+      stranger: allowed(200, listsSceneMeeting(false), 'without the meeting'),
+    }),
+  },
+  {
+    action: 'hear the events of their meetings',
+    rest: [],
+    graphql: { operation: 'subscription', field: 'myMeetingEvents' },
+    restCall: () => ({}),
+    graphqlCall: () => ({ query: 'subscription { myMeetingEvents { kind meeting { id } } }' }),
+    // The scene meeting changes, then the caller makes a meeting of their own: its events are
+    // the first a caller who may not see the scene meeting hears.
+    trigger: async (scene: Scene, user: SeededUser | null) => {
+      await scene.world.t.gql.data(
+        UPDATE,
+        { input: { meetingId: scene.meeting.id, title: `Matrix mine ${scene.n}` } },
+        scene.world.users.owner.token,
+      );
+      const caller = Object.values(scene.world.users).find((member) => member.id === user?.id);
+      if (caller) {
+        await scene.world.t.gql.data(
+          CREATE,
+          {
+            meeting: {
+              title: `Own meeting ${scene.n}`,
+              startTime: new Date(Date.now() + 86_400_000).toISOString(),
+              location: 'Room 9, annex',
+            },
+            participants: [{ userId: scene.target.id }],
+          },
+          caller.token,
+        );
+      }
+    },
+    outcomes: forMembers(
+      allowed(200, ({ root, scene }) =>
+        expect(root).toEqual({ kind: 'UPDATED', meeting: { id: scene.meeting.id } }),
+      ),
+      {
+        stranger: allowed(
+          200,
+          ({ root, scene }) => {
+            expect(root['kind']).toBe('PARTICIPANT_ADDED');
+            expect((root['meeting'] as { id: string }).id).not.toBe(scene.meeting.id);
+          },
+          'only their own meeting',
+        ),
+      },
     ),
   },
 ];

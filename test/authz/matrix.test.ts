@@ -56,7 +56,11 @@ import {
 import { lifecycleCapabilities } from './matrix-lifecycle-rows';
 import { nodeCapabilities } from './matrix-node-rows';
 import { sessionCapabilities } from './matrix-session-rows';
-import { performSubscription, subscriptionCapabilities } from './matrix-subscription-rows';
+import {
+  eventCapabilities,
+  performSubscription,
+  subscriptionCapabilities,
+} from './matrix-subscription-rows';
 
 /*
  * The authorization matrix: every REST route of rest/routes.ts and every root field of the
@@ -517,6 +521,7 @@ const capabilities: Capability[] = [
   ...lifecycleCapabilities,
   ...sessionCapabilities,
   ...subscriptionCapabilities,
+  ...eventCapabilities,
   ...nodeCapabilities,
 ];
 
@@ -878,6 +883,7 @@ describe('nested reachability of a hidden meeting', () => {
       'query meeting',
       'query meetingRequests',
       'query meetings',
+      'query myMeetingEvents',
       'query myMeetings',
     ]);
     // User, Follow, FollowPage, UserPage, ...: no field leads back to a meeting.
@@ -900,8 +906,8 @@ describe('nested reachability of a hidden meeting', () => {
       'Meeting',
       'MeetingConnection',
       'MeetingEdge',
-      // Subscriptions' events: what reaches whom is tested over WebSocket (the matrix rows of
-      // matrix-subscription-rows.ts and test/subscriptions/), not by these HTTP probes.
+      // Events: what reaches whom is tested over WebSocket (the matrix rows of
+      // matrix-subscription-rows.ts and test/subscriptions/), and by the query's probes here.
       'MeetingEvent',
       'Participant',
       'ParticipantConnection',

@@ -18,6 +18,8 @@ interface Send {
   form?: Record<string, string>;
   multipart?: Record<string, string>;
   raw?: { body: string; type: string };
+  /** Sent as `Idempotency-Key`. */
+  key?: string;
 }
 
 interface Answer {
@@ -80,6 +82,9 @@ describe('OpenAPI document of the REST facade', () => {
     const headers: Record<string, string> = params.token
       ? { authorization: `Bearer ${params.token}` }
       : {};
+    if (params.key !== undefined) {
+      headers['idempotency-key'] = params.key;
+    }
     let body: string | FormData | undefined;
     if (params.json !== undefined) {
       headers['content-type'] = 'application/json';
@@ -438,6 +443,33 @@ describe('OpenAPI document of the REST facade', () => {
     for (const [attempt, status] of failures) {
       expect((await attempt()).status).toBe(status);
     }
+
+    // Idempotency-Key: a replay, a key reused with another request, malformed keys.
+    const key = `openapi-${Date.now()}`;
+    const startTime = new Date(Date.now() + 86_400_000).toISOString();
+    const keyed = (title: string, sent = key) =>
+      call('post', '/meeting/create', {
+        ...asAlice,
+        key: sent,
+        json: {
+          meeting: {
+            title,
+            start_time: startTime,
+            location: 'Room 4, HQ',
+          },
+          participants: [{ user_id: bob.id }],
+        },
+      });
+    expect((await keyed('Keyed planning')).status).toBe(201);
+    expect((await keyed('Keyed planning')).headers.get('idempotent-replayed')).toBe('true');
+    expect((await keyed('Other planning')).body).toEqual({ errors: 'IDEMPOTENCY_KEY_REUSED' });
+    expect((await keyed('Keyed planning', 'x'.repeat(256))).status).toBe(400);
+    const badKey = await call('post', '/meeting/{meeting_id}/approve', {
+      token: bobToken,
+      path: meeting,
+      key: '',
+    });
+    expect(badKey.body).toEqual({ errors: 'IDEMPOTENCY_KEY_INVALID' });
     const challenge = await call('get', '/follow/following');
     expect(challenge.headers.get('www-authenticate')).toBe('Bearer realm="api"');
 

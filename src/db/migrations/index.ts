@@ -4,6 +4,7 @@ import { Migration20261122060000 } from './Migration20261122060000';
 import { Migration20261122231750 } from './Migration20261122231750';
 import { Migration20261126144400 } from './Migration20261126144400';
 import { Migration20261126190000 } from './Migration20261126190000';
+import { Migration20261126191000 } from './Migration20261126191000';
 import { Migration20261126193000 } from './Migration20261126193000';
 
 /** Where the migrations are (their sources in a TypeScript run, compiled in dist/). */
@@ -16,5 +17,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122231750', class: Migration20261122231750 },
   { name: 'Migration20261126144400', class: Migration20261126144400 },
   { name: 'Migration20261126190000', class: Migration20261126190000 },
+  { name: 'Migration20261126191000', class: Migration20261126191000 },
   { name: 'Migration20261126193000', class: Migration20261126193000 },
 ];

@@ -286,6 +286,28 @@ export function bearerToken(header: string | undefined): string | null {
   return (header && BEARER.exec(header)?.[1]) || null;
 }
 
+/**
+ * Whom a bearer token names (`user <id>`, or `email <address>` for an external issuer's), when
+ * its signature and claims hold, else null: the owner of an Idempotency-Key. No statement is
+ * sent (whether the user still exists is the operation's question), and a token seen before
+ * costs a cache lookup.
+ */
+export async function tokenSubject(
+  tokens: TokenService,
+  header: string | undefined,
+): Promise<string | null> {
+  const token = bearerToken(header);
+  if (!token) {
+    return null;
+  }
+  try {
+    const { subject } = await tokens.verifyAccessToken(token);
+    return 'userId' in subject ? `user ${subject.userId}` : `email ${subject.email}`;
+  } catch {
+    return null;
+  }
+}
+
 /** Resolves the caller from an `Authorization` header (RFC 6750); never throws for bad tokens. */
 export async function authenticate<U>(
   header: string | undefined,

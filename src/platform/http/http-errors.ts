@@ -5,6 +5,7 @@ import {
   AppError,
   DatabaseUnavailableError,
   type ErrorCategory,
+  IdempotencyKeyError,
   NotFoundError,
   TooManyRequestsError,
   UnauthenticatedError,
@@ -140,6 +141,9 @@ function contractFailure(failure: unknown): HttpFailure {
   if (failure instanceof TooManyRequestsError) {
     const retryAfter = String(failure.retryAfterSeconds);
     return answer(429, { errors: failure.reason }, { 'Retry-After': retryAfter });
+  }
+  if (failure instanceof IdempotencyKeyError) {
+    return answer(failure.restStatus, { errors: failure.reason });
   }
   if (failure instanceof AppError && failure.category !== 'INTERNAL_SERVER_ERROR') {
     return answer(statusByCategory[failure.category], { errors: failure.reason });

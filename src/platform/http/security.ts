@@ -107,8 +107,13 @@ export function corsPolicy(origins: string[]): RequestHandler {
   return cors({
     origin: origins.includes('*') ? true : origins,
     methods: ['GET', 'POST', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Apollo-Require-Preflight'],
-    exposedHeaders: ['WWW-Authenticate', 'Retry-After'],
+    allowedHeaders: [
+      'Authorization',
+      'Content-Type',
+      'Apollo-Require-Preflight',
+      'Idempotency-Key',
+    ],
+    exposedHeaders: ['WWW-Authenticate', 'Retry-After', 'Idempotent-Replayed'],
     maxAge: 600,
   });
 }

@@ -45,6 +45,7 @@ export function requestTracking(options: {
       userId: undefined,
       deadline: started + waitMs,
       unavailableLogged: false,
+      journal: undefined,
     };
     res.setHeader(REQUEST_ID_HEADER, scope.id);
     res.once('close', () => {
@@ -99,6 +100,31 @@ export interface RequestScope {
   deadline: number;
   /** Whether this request's 503 has been logged (a GraphQL answer may carry several errors). */
   unavailableLogged: boolean;
+  /**
+   * The Idempotency-Key this request holds, which every transaction it runs joins
+   * (src/platform/sql/sql-transaction.ts); undefined for a request without one.
+   */
+  journal?: TransactionJournal | undefined;
+}
+
+/**
+ * What a transaction of a request holding an Idempotency-Key does beyond its work
+ * (src/platform/http/idempotency.ts): it records, in itself, that it committed and what it
+ * answered, so a write that committed always leaves that mark, even when its answer is lost; and
+ * on a retry after such a loss, a transaction that already committed answers its recorded
+ * result instead of running again.
+ */
+export interface TransactionJournal {
+  /** How many transactions the request has started: the next one's index. */
+  started: number;
+  /** The result the `index`-th transaction of an earlier attempt committed, if it did. */
+  committed(index: number): { result: unknown } | undefined;
+  /** Records `result` as the `index`-th transaction's, by a statement run in that transaction. */
+  record(
+    index: number,
+    result: unknown,
+    execute: (sql: string, params: unknown[]) => Promise<unknown>,
+  ): Promise<void>;
 }
 
 /**

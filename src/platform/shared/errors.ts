@@ -171,6 +171,48 @@ export class QueryTooLargeError extends AppError {
   }
 }
 
+/** Why an `Idempotency-Key` was refused (CONTRACT §8). */
+export type IdempotencyRefusal =
+  | 'IDEMPOTENCY_KEY_INVALID'
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'IDEMPOTENCY_KEY_IN_USE';
+
+const idempotencyRefusals: Record<
+  IdempotencyRefusal,
+  { category: ErrorCategory; status: number; message: string }
+> = {
+  IDEMPOTENCY_KEY_INVALID: {
+    category: 'BAD_USER_INPUT',
+    status: 400,
+    message: 'The Idempotency-Key header must be one key of 1 to 255 printable ASCII characters',
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    category: 'BAD_USER_INPUT',
+    status: 422,
+    message: 'This Idempotency-Key was sent with another request',
+  },
+  IDEMPOTENCY_KEY_IN_USE: {
+    category: 'CONFLICT',
+    status: 409,
+    message: 'The first request with this Idempotency-Key has not finished yet',
+  },
+};
+
+/**
+ * A request's `Idempotency-Key` refused: malformed (400), sent before with another request (422),
+ * or held by a first request still running (409). `restStatus` is the REST answer's; GraphQL answers
+ * it as a request error (`http`).
+ */
+export class IdempotencyKeyError extends AppError {
+  readonly restStatus: number;
+
+  constructor(reason: IdempotencyRefusal) {
+    const { category, status, message } = idempotencyRefusals[reason];
+    super(category, reason, message, { http: { status } });
+    this.restStatus = status;
+  }
+}
+
 export class ServiceUnavailableError extends AppError {
   constructor() {
     // `http` is read by Apollo for the response status (and removed from the answer).
