@@ -38,7 +38,7 @@ async function participantOf(
 }
 
 /** The caller's invitations as they arrive: each while the caller still has it. */
-export function invitations(context: Context): AsyncIterableIterator<ParticipantRecord> {
+export function invitations(context: Context): Promise<AsyncIterableIterator<ParticipantRecord>> {
   const live = requireLive(context);
   const viewer = requireViewer(context);
   return live.stream(invitationTopic(viewer.id), (notice) =>

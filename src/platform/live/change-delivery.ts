@@ -19,6 +19,8 @@ export interface ChangeDeliveryOptions<N extends LoggedChange> {
 /** This instance's delivery of changes: subscribers register on `hub`. */
 export interface ChangeDelivery<N extends LoggedChange> {
   hub: EventHub<N>;
+  /** Where a subscription starting now begins: after the newest settled change. */
+  startingPoint(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -79,6 +81,7 @@ export async function startChangeDelivery<N extends LoggedChange>(
   }
   return {
     hub,
+    startingPoint: () => started.newestSettled(),
     async close() {
       if (pruning) {
         clearInterval(pruning);

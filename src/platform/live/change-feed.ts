@@ -71,11 +71,26 @@ export class ChangeFeed {
 
   /** Starts after the newest settled change: earlier ones are replayed by subscribers who ask. */
   async start(): Promise<void> {
-    const [newest] = await this.options.query(NEWEST_SETTLED, []);
-    if (newest) {
-      this.#position = `${String(newest['tx'])}.${String(newest['position'])}`;
-    }
+    this.#position = await this.queryNewest();
     this.schedule(this.options.pollMs ?? 1_000);
+  }
+
+  /**
+   * The cursor of the newest change no running transaction can precede: what a subscription
+   * starting now has already missed (it hears what comes after). The feed's own position, if the
+   * log cannot be read.
+   */
+  async newestSettled(): Promise<string> {
+    try {
+      return await this.queryNewest();
+    } catch {
+      return this.#position;
+    }
+  }
+
+  private async queryNewest(): Promise<string> {
+    const [newest] = await this.options.query(NEWEST_SETTLED, []);
+    return newest ? `${String(newest['tx'])}.${String(newest['position'])}` : LOG_START;
   }
 
   /**

@@ -1,3 +1,5 @@
+import { compareCursors } from './change-log';
+
 /** What a mapping answers to end the stream (the subscriber may no longer see its events). */
 export const END_OF_STREAM = Symbol('end of stream');
 
@@ -23,6 +25,11 @@ export interface EventStreamOptions<T, N> {
   onEnd?: () => void;
   /** What the subscriber missed: replayed first, up to `upTo`, then the live notices after it. */
   resume?: Resume<N> & { upTo: string };
+  /**
+   * For a stream without `resume`: where it starts (a change made before it began, still on its
+   * way to this instance when it began, is not its to hear). Notices at or before it are dropped.
+   */
+  startAfter?: Promise<string>;
 }
 
 /**
@@ -35,6 +42,8 @@ export class EventStream<T, N extends { cursor: string }> implements AsyncIterab
   /** The replayed page being handed out, and where the next page starts (null: replay done). */
   private replayed: N[] = [];
   private replayFrom: string | null;
+  /** Where the stream starts, once known (see `startAfter`). */
+  private floor: string | null = null;
   private waiting: ((notice: N | null) => void) | null = null;
   private ended = false;
   private readonly stopListening: () => void;
@@ -45,7 +54,7 @@ export class EventStream<T, N extends { cursor: string }> implements AsyncIterab
   }
 
   private push(notice: N): void {
-    if (this.ended) {
+    if (this.ended || (this.floor !== null && compareCursors(notice.cursor, this.floor) <= 0)) {
       return;
     }
     if (this.waiting) {
@@ -60,6 +69,22 @@ export class EventStream<T, N extends { cursor: string }> implements AsyncIterab
       return;
     }
     this.queue.push(notice);
+  }
+
+  /** Whether the stream has ended (however it ended). */
+  get isEnded(): boolean {
+    return this.ended;
+  }
+
+  /** Resolves once the stream knows where it starts (see `startAfter`); what came before goes. */
+  async started(): Promise<void> {
+    if (!this.options.startAfter || this.floor !== null) {
+      return;
+    }
+    const floor = await this.options.startAfter;
+    this.floor = floor;
+    const kept = this.queue.filter((notice) => compareCursors(notice.cursor, floor) > 0);
+    this.queue.splice(0, this.queue.length, ...kept);
   }
 
   private async take(): Promise<N | null> {

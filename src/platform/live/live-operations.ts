@@ -43,6 +43,8 @@ export interface LiveOperationsOptions<N extends { cursor: string }> {
   /** The caller of a connection's `Authorization` value. */
   authenticate: LiveAuthenticate;
   hub: EventHub<N>;
+  /** Where a subscription without `after` starts: after the newest settled change. */
+  startingPoint: () => Promise<string>;
   limits: Config['subscriptions'];
   logger: Logger;
   metrics: LiveMetrics | null;
@@ -210,27 +212,32 @@ export class LiveOperations<N extends { cursor: string }> {
   }
 
   /** A subscription's stream: the context renewed before each notice, failures skipped. */
-  private stream<T>(
+  private async stream<T>(
     session: LiveSession,
     context: AuthContext,
     live: LiveScope<N>,
     topic: string,
     map: NoticeMapper<T, N>,
     resume?: Resume<N>,
-  ): EventStream<T, N> {
+  ): Promise<EventStream<T, N>> {
     const { createContext, hub, limits, logger, metrics } = this.options;
-    metrics?.subscriptionsActive.inc();
-    return new EventStream<T, N>({
+    let counted = false;
+    const stream = new EventStream<T, N>({
       listen: (push) => hub.on(topic, push),
       // Read as the listener is registered (nothing is delivered in between): replay ends there.
       resume: resume && { ...resume, upTo: hub.position },
+      startAfter: resume ? undefined : this.options.startingPoint(),
       capacity: limits.queueSize,
       onOverflow: () => {
         metrics?.eventsDropped.inc({ reason: 'slow_consumer' });
         logger.warn({ component: 'events', userId: session.user.id }, 'slow subscriber closed');
         session.close(TRY_AGAIN_LATER, 'Slow consumer');
       },
-      onEnd: () => metrics?.subscriptionsActive.dec(),
+      onEnd: () => {
+        if (counted) {
+          metrics?.subscriptionsActive.dec();
+        }
+      },
       map: async (notice) => {
         // While the database is away an event cannot be read: it is read again (the stream
         // waits, in order) rather than lost; anything else skips it.
@@ -261,5 +268,12 @@ export class LiveOperations<N extends { cursor: string }> {
         }
       },
     });
+    // Running (and counted) once it knows where it starts: a change made after that is its own.
+    await stream.started();
+    if (!stream.isEnded) {
+      counted = true;
+      metrics?.subscriptionsActive.inc();
+    }
+    return stream;
   }
 }

@@ -7,5 +7,9 @@ import type { NoticeMapper, Resume } from './event-stream';
  */
 export interface LiveScope<N> {
   /** The notices of `topic`, mapped; resumed: first those missed since `resume.after`. */
-  stream<T>(topic: string, map: NoticeMapper<T, N>, resume?: Resume<N>): AsyncIterableIterator<T>;
+  stream<T>(
+    topic: string,
+    map: NoticeMapper<T, N>,
+    resume?: Resume<N>,
+  ): Promise<AsyncIterableIterator<T>>;
 }
