@@ -224,7 +224,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     createContext: (request, liveScope) => createContext(deps, request, liveScope),
     authenticate: (authorization) => authenticateCaller(deps, authorization),
     hub,
-    startingPoint: () => changes.startingPoint(),
+    changes,
     limits: config.subscriptions,
     logger,
     metrics: metrics?.live ?? null,

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { ChangeLogStore } from '../../src/platform/live/change-log';
+import { ChangeLogStore, compareCursors as compare } from '../../src/platform/live/change-log';
 import { useLiveClients, waitForSubscriptions } from '../helpers/live-client';
 import type { SeededUser } from '../helpers/seed';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -266,10 +266,3 @@ describe('the change log behind live events', () => {
     expect(malformed.extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
   });
 });
-
-/** Orders cursors as the log does: by transaction, then position. */
-function compare(a: string, b: string): number {
-  const [ta, pa] = a.split('.').map(BigInt) as [bigint, bigint];
-  const [tb, pb] = b.split('.').map(BigInt) as [bigint, bigint];
-  return ta === tb ? Number(pa - pb) : ta < tb ? -1 : 1;
-}

@@ -77,7 +77,7 @@ export async function changesAfter(
     // The caller's filter changes the plan's parameters only; the text is one of four.
     { prepared: true },
   );
-  return rows.map((row) => changeOf(row) as ChangeNotice);
+  return rows.map(changeOf);
 }
 
 /** How many changes of the meetings `viewer` sees follow `after` (settled ones). */

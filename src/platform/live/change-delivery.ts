@@ -19,6 +19,8 @@ export interface ChangeDeliveryOptions<N extends LoggedChange> {
 /** This instance's delivery of changes: subscribers register on `hub`. */
 export interface ChangeDelivery<N extends LoggedChange> {
   hub: EventHub<N>;
+  /** The cursor of the last change delivered here: a subscriber resuming replays up to it. */
+  delivered(): string;
   /** Where a subscription starting now begins: after the newest settled change. */
   startingPoint(): Promise<string>;
   close(): Promise<void>;
@@ -59,7 +61,6 @@ export async function startChangeDelivery<N extends LoggedChange>(
     logger,
   });
   await started.start();
-  hub.startAt(started.position);
   feed = started;
   let pruning: NodeJS.Timeout | null = null;
   const prune = options.prune;
@@ -81,6 +82,7 @@ export async function startChangeDelivery<N extends LoggedChange>(
   }
   return {
     hub,
+    delivered: () => started.position,
     startingPoint: () => started.newestSettled(),
     async close() {
       if (pruning) {

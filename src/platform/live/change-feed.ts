@@ -4,6 +4,7 @@ import {
   AFTER,
   changeOf,
   COLUMNS,
+  cursorOfRow,
   IN_ORDER,
   type LoggedChange,
   LOG_START,
@@ -90,7 +91,7 @@ export class ChangeFeed {
 
   private async queryNewest(): Promise<string> {
     const [newest] = await this.options.query(NEWEST_SETTLED, []);
-    return newest ? `${String(newest['tx'])}.${String(newest['position'])}` : LOG_START;
+    return newest ? cursorOfRow(newest) : LOG_START;
   }
 
   /**

@@ -84,10 +84,13 @@ export function placeParams(cursor: string): [string, string] {
   return [place.tx, place.position];
 }
 
+/** The cursor of a row that has the log's `tx` and `position` as text. */
+export const cursorOfRow = (row: Row): string => `${String(row['tx'])}.${String(row['position'])}`;
+
 /** A row of SELECT_CHANGES as a change. */
 export function changeOf(row: Row): LoggedChange {
   return {
-    cursor: `${String(row['tx'])}.${String(row['position'])}`,
+    cursor: cursorOfRow(row),
     kind: String(row['kind']),
     meetingId: (row['meeting_id'] as string | null) ?? null,
     participantId: (row['participant_id'] as string | null) ?? null,
@@ -103,7 +106,7 @@ export async function prunedUpTo(em: EntityManager): Promise<string> {
     em,
     `select "tx"::text as "tx", "position"::text as "position" from "change_log_horizon"`,
   );
-  return row ? `${String(row['tx'])}.${String(row['position'])}` : LOG_START;
+  return row ? cursorOfRow(row) : LOG_START;
 }
 
 /**

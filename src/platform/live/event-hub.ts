@@ -7,24 +7,12 @@ type SessionWatcher = (userId: string | null) => void;
  * This instance's subscribers, by topic: where a notice heard from the database is delivered; and
  * its open connections' watchers, told when sign-in sessions end.
  */
-export class EventHub<N extends { cursor: string }> {
+export class EventHub<N> {
   private readonly listeners = new Map<string, Set<Listener<N>>>();
   private readonly sessionWatchers = new Set<SessionWatcher>();
 
-  #position = '0.0';
-
   /** @param topicsOf the local topics a notice is delivered on */
   constructor(private readonly topicsOf: (notice: N) => readonly string[]) {}
-
-  /** The cursor of the last notice delivered: a subscriber resuming replays up to it. */
-  get position(): string {
-    return this.#position;
-  }
-
-  /** Where delivery begins (the change feed's start). */
-  startAt(cursor: string): void {
-    this.#position = cursor;
-  }
 
   /** Hears `topic`'s notices until the returned function is called. */
   on(topic: string, listener: Listener<N>): () => void {
@@ -41,7 +29,6 @@ export class EventHub<N extends { cursor: string }> {
 
   /** Hands a notice to every listener of its topics. */
   deliver(notice: N): void {
-    this.#position = notice.cursor;
     for (const topic of this.topicsOf(notice)) {
       for (const listener of this.listeners.get(topic) ?? []) {
         listener(notice);

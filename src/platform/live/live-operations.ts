@@ -31,20 +31,22 @@ import {
   ServiceUnavailableError,
   WrongTransportError,
 } from '../shared/errors';
+import type { ChangeDelivery } from './change-delivery';
+import type { LoggedChange } from './change-log';
 import type { EventHub } from './event-hub';
 import { END_OF_STREAM, EventStream, type NoticeMapper, type Resume } from './event-stream';
 import type { LiveScope } from './live-scope';
 import type { LiveAuthenticate, LiveSession } from './live-sessions';
 
-export interface LiveOperationsOptions<N extends { cursor: string }> {
+export interface LiveOperationsOptions<N extends LoggedChange> {
   schema: GraphQLSchema;
   /** A fresh context for an operation of `request`'s caller (read again from the token). */
   createContext: (request: RequestInfo, live: LiveScope<N>) => Promise<AuthContext>;
   /** The caller of a connection's `Authorization` value. */
   authenticate: LiveAuthenticate;
   hub: EventHub<N>;
-  /** Where a subscription without `after` starts: after the newest settled change. */
-  startingPoint: () => Promise<string>;
+  /** Where this instance stands in the change log (src/platform/live/change-delivery.ts). */
+  changes: Pick<ChangeDelivery<N>, 'delivered' | 'startingPoint'>;
   limits: Config['subscriptions'];
   logger: Logger;
   metrics: LiveMetrics | null;
@@ -136,7 +138,7 @@ function trustedSource(trusted: TrustedDocuments, payload: SubscribePayload): st
  * the HTTP face does (armor's rules, the node limit) and serve subscriptions only; then run it
  * with a context that is renewed before each event.
  */
-export class LiveOperations<N extends { cursor: string }> {
+export class LiveOperations<N extends LoggedChange> {
   private readonly rules: readonly ValidationRule[];
 
   constructor(private readonly options: LiveOperationsOptions<N>) {
@@ -225,8 +227,8 @@ export class LiveOperations<N extends { cursor: string }> {
     const stream = new EventStream<T, N>({
       listen: (push) => hub.on(topic, push),
       // Read as the listener is registered (nothing is delivered in between): replay ends there.
-      resume: resume && { ...resume, upTo: hub.position },
-      startAfter: resume ? undefined : this.options.startingPoint(),
+      resume: resume && { ...resume, upTo: this.options.changes.delivered() },
+      startAfter: resume ? undefined : this.options.changes.startingPoint(),
       capacity: limits.queueSize,
       onOverflow: () => {
         metrics?.eventsDropped.inc({ reason: 'slow_consumer' });

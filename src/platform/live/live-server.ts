@@ -1,3 +1,4 @@
+import type { LoggedChange } from './change-log';
 import type { Server } from 'node:http';
 import type { RequestHandler } from 'express';
 import { useServer } from 'graphql-ws/use/ws';
@@ -7,7 +8,7 @@ import { LiveOperations, type LiveOperationsOptions } from './live-operations';
 import { isRefusal, type LiveSession, LiveSessions } from './live-sessions';
 import { sseHandler } from './sse-handler';
 
-export interface LiveServerOptions<N extends { cursor: string }> extends LiveOperationsOptions<N> {
+export interface LiveServerOptions<N extends LoggedChange> extends LiveOperationsOptions<N> {
   httpServer: Server;
   path: string;
 }
@@ -42,9 +43,7 @@ function authorizationOf(
  * GraphQL path, authenticated once in `connection_init`; and over Server-Sent Events for clients
  * that cannot open WebSockets. Both serve subscriptions only, with the same bounds.
  */
-export function startLiveServer<N extends { cursor: string }>(
-  options: LiveServerOptions<N>,
-): LiveServer {
+export function startLiveServer<N extends LoggedChange>(options: LiveServerOptions<N>): LiveServer {
   const operations = new LiveOperations(options);
   const sessions = new LiveSessions(
     options.authenticate,

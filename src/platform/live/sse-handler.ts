@@ -1,3 +1,4 @@
+import { cursorPlace, type LoggedChange } from './change-log';
 import type { ExecutionArgs, GraphQLError, GraphQLFormattedError } from 'graphql';
 import type { ExecutionResult, OperationArgs, OperationContext } from 'graphql-sse';
 import { createHandler } from 'graphql-sse/lib/use/express';
@@ -17,7 +18,7 @@ export const SSE_PATH = '/graphql/stream';
  * as any HTTP request; the same bounds and rules as over WebSocket. A refused request answers
  * 401 (no or a bad token) or 429 (too many connections of one user).
  */
-export function sseHandler<N extends { cursor: string }>(
+export function sseHandler<N extends LoggedChange>(
   operations: LiveOperations<N>,
   sessions: LiveSessions,
 ): RequestHandler {
@@ -45,7 +46,7 @@ export function sseHandler<N extends { cursor: string }>(
         opened,
         params,
         0,
-        lastEventId && /^\d{1,20}\.\d{1,19}$/.test(lastEventId) ? lastEventId : null,
+        lastEventId && cursorPlace(lastEventId) ? lastEventId : null,
       );
       if (isRefused(prepared)) {
         opened.end();
