@@ -16,6 +16,7 @@ const MODULE_FOUNDATIONS = {
   meeting: ['user'],
   auth: ['user'],
   node: ['user', 'meeting', 'follow'],
+  availability: ['user', 'meeting'],
 };
 
 /** Which platform folders each platform folder may import from. */

@@ -14,6 +14,7 @@ import {
 } from 'graphql';
 import { getMetadataStorage as typeGraphQLStorage } from 'type-graphql';
 import { toSnake } from './names';
+import { wireFieldsOf } from './wire-inputs';
 import { type JsonObject, scalarSchemas, wireEnumSchema, withNull } from './openapi-schemas';
 import type { PreparedOperation } from './operations';
 
@@ -152,7 +153,7 @@ function schemaOf(
     const target = inputClassOf(type.name);
     const properties: Record<string, JsonObject> = {};
     const required: string[] = [];
-    for (const field of Object.values(type.getFields())) {
+    for (const field of wireFieldsOf(type)) {
       const name = toSnake(field.name);
       properties[name] = describe(
         schemaOf(field.type, validatorsOf(target, field.name), true),

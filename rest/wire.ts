@@ -17,6 +17,7 @@ import { checkValue, intReason, type Report, standIn } from '../src/platform/sha
 import type { FieldErrors, ValidationReason } from '../src/platform/shared/errors';
 import type { PreparedOperation } from './operations';
 import { clientFieldPath, toSnake } from './names';
+import { wireFieldsOf } from './wire-inputs';
 
 /** Where a request's values come from, in the order they are looked up. */
 export interface RequestValues {
@@ -60,10 +61,10 @@ function fromWire(type: GraphQLInputType, value: unknown): unknown {
   if (isInputObjectType(inner) && typeof value === 'object' && !Array.isArray(value)) {
     const out: Record<string, unknown> = {};
     // Unknown keys are dropped: clients may send more than the operation reads.
-    for (const [name, field] of Object.entries(inner.getFields())) {
-      const raw = (value as Record<string, unknown>)[toSnake(name)];
+    for (const field of wireFieldsOf(inner)) {
+      const raw = (value as Record<string, unknown>)[toSnake(field.name)];
       if (raw !== undefined) {
-        out[name] = fromWire(field.type, raw);
+        out[field.name] = fromWire(field.type, raw);
       }
     }
     return out;

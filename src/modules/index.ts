@@ -17,7 +17,17 @@ import { AuthResolver } from './auth/auth.resolver';
 import { FollowResolver } from './follow/follow.resolver';
 import { MeetingResolver, ParticipantResolver } from './meeting/meeting.resolver';
 import { MeetingLifecycleResolver } from './meeting/meeting-lifecycle.resolver';
+import { OccurrenceResolver } from './meeting/occurrence.resolver';
 import { NodeResolver } from './node/node.resolver';
+import {
+  AddParticipantConflictsResolver,
+  AvailabilityResolver,
+  CreateMeetingConflictsResolver,
+  MeetingConflictsResolver,
+  RescheduleMeetingConflictsResolver,
+} from './availability/availability.resolver';
+import { AvailabilityService } from './availability/availability.service';
+import { AvailabilityStore } from './availability/availability.store';
 import { UserResolver } from './user/user.resolver';
 import { MeetingEventConnection, SubscriptionResolver } from './meeting/subscription.resolver';
 import { AuthService } from './auth/auth.service';
@@ -35,6 +45,8 @@ import { DEFAULT_MAX_PARTICIPANTS_PER_MEETING } from './meeting/meeting.limits';
 import { MeetingService } from './meeting/meeting.service';
 import { MeetingConnection, ParticipantConnection } from './meeting/meeting.types';
 import { Participant } from './meeting/participant.entity';
+import { OccurrenceChange } from './meeting/occurrence.entity';
+import { occurrenceLoaders, OccurrenceStore } from './meeting/occurrence.store';
 import { ParticipantStore } from './meeting/participant.store';
 import { NodeService } from './node/node.service';
 import { NodeStore } from './node/node.store';
@@ -60,6 +72,7 @@ export const entities = [
   Follow,
   Meeting,
   Participant,
+  OccurrenceChange,
   RefreshToken,
 ];
 
@@ -70,6 +83,12 @@ const resolvers = [
   FollowResolver,
   MeetingResolver,
   MeetingLifecycleResolver,
+  OccurrenceResolver,
+  AvailabilityResolver,
+  MeetingConflictsResolver,
+  CreateMeetingConflictsResolver,
+  RescheduleMeetingConflictsResolver,
+  AddParticipantConflictsResolver,
   ParticipantResolver,
   SubscriptionResolver,
   NodeResolver,
@@ -90,6 +109,8 @@ const STORES = {
   users: UserStore,
   meetings: MeetingStore,
   participants: ParticipantStore,
+  occurrences: OccurrenceStore,
+  availability: AvailabilityStore,
   follows: FollowStore,
   nodes: NodeStore,
   refreshTokens: RefreshTokenStore,
@@ -116,13 +137,14 @@ const SERVICES = {
   meetings: (p: ServiceParts) =>
     new MeetingService(p.stores, p.loaders, p.deps.maxParticipantsPerMeeting),
   meetingLifecycle: (p: ServiceParts) => new MeetingLifecycleService(p.stores, p.loaders),
+  availability: (p: ServiceParts) => new AvailabilityService(p.stores, p.loaders),
   nodes: (p: ServiceParts) => new NodeService(p.stores, p.loaders, p.services.meetings),
 };
 
 /** Per-request batch loaders, created with the request's context so batching never leaks. */
 export function createLoaders(stores: Stores) {
   const users = userLoaders(stores);
-  return { ...users, ...meetingLoaders(stores, users.primeUsers) };
+  return { ...users, ...meetingLoaders(stores, users.primeUsers), ...occurrenceLoaders(stores) };
 }
 
 export type Loaders = ReturnType<typeof createLoaders>;

@@ -6,6 +6,7 @@ import { Migration20261126144400 } from './Migration20261126144400';
 import { Migration20261126190000 } from './Migration20261126190000';
 import { Migration20261126191000 } from './Migration20261126191000';
 import { Migration20261126193000 } from './Migration20261126193000';
+import { Migration20261126220000 } from './Migration20261126220000';
 
 /** Where the migrations are (their sources in a TypeScript run, compiled in dist/). */
 export const MIGRATIONS_PATH = __dirname;
@@ -19,4 +20,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261126190000', class: Migration20261126190000 },
   { name: 'Migration20261126191000', class: Migration20261126191000 },
   { name: 'Migration20261126193000', class: Migration20261126193000 },
+  { name: 'Migration20261126220000', class: Migration20261126220000 },
 ];

@@ -1,7 +1,13 @@
 import { ValidateNested } from 'class-validator';
 import { ArgsType, Field, InputType } from 'type-graphql';
 import { type InputClass, PartialInput, PickInput } from '../../platform/shared/derived-inputs';
-import { AddParticipantInput, EDITABLE_FIELDS, MeetingInput, MeetingRef } from './meeting.inputs';
+import {
+  AddParticipantInput,
+  EDITABLE_FIELDS,
+  MeetingInput,
+  MeetingRef,
+  TIMING_FIELDS,
+} from './meeting.inputs';
 
 @InputType({
   description:
@@ -13,8 +19,13 @@ export class UpdateMeetingInput extends PartialInput(MeetingInput, EDITABLE_FIEL
   descriptions: { type: 'Kind of meeting; null sets it back to all-hands.' },
 }) {}
 
-@InputType({ description: 'A new start for a meeting.' })
-export class RescheduleMeetingInput extends PickInput(MeetingInput, ['startTime'], {
+@InputType({
+  description:
+    'When a meeting happens: a new start, and optionally its duration, time zone and ' +
+    'recurrence (left out: kept; null: the default, for recurrence none). Same limits as ' +
+    'createMeeting.',
+})
+export class RescheduleMeetingInput extends PickInput(MeetingInput, TIMING_FIELDS, {
   base: MeetingRef,
 }) {}
 
@@ -37,7 +48,7 @@ export class RemoveParticipantInput extends PickInput(
 ) {}
 
 /** The arguments of a lifecycle mutation: one `input` object, its fields reported as `input.*`. */
-function InputArgs<T extends object>(input: InputClass<T>) {
+export function InputArgs<T extends object>(input: InputClass<T>) {
   @ArgsType()
   class Args {
     @Field(() => input, { description: 'The meeting, and what to do with it.' })

@@ -2,7 +2,12 @@ import { type MeetingChange, MeetingEventKind, meetingNotices } from './meeting-
 import type { Loaders, Stores } from '../index';
 import type { ParticipantStatus } from './participant.entity';
 import type { ParticipantRecord } from './participant.store';
-import { ConflictError, ForbiddenError, NotFoundError } from '../../platform/shared/errors';
+import {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  ValidationFailedError,
+} from '../../platform/shared/errors';
 import type { UserRecord } from '../user/user.store';
 import { MeetingStatus } from './meeting.entity';
 import type {
@@ -13,7 +18,12 @@ import type {
   RescheduleMeetingInput,
   UpdateMeetingInput,
 } from './meeting-lifecycle.inputs';
-import { storedEdits } from './meeting.inputs';
+import { EDITABLE_FIELDS, storedEdits, TIMING_FIELDS } from './meeting.inputs';
+import { Series, seriesBound } from './recurrence';
+import type { Occurrence } from './occurrences';
+import type { OccurrenceChange } from './occurrence.entity';
+import type { CancelOccurrenceInput, MoveOccurrenceInput } from './occurrence.inputs';
+import { MINUTE_MS } from '../../platform/shared/time-zone';
 import {
   answerAfterReschedule,
   completionRefusal,
@@ -39,8 +49,15 @@ export interface Departure {
   meeting: MeetingRecord | null;
 }
 
+/** What a change of one occurrence answers: the meeting, and the occurrence as it now is. */
+export interface OccurrenceChanged {
+  meeting: MeetingRecord;
+  occurrence: Occurrence;
+}
+
 const conflicts = {
   MEETING_CLOSED: 'The meeting is closed',
+  MEETING_NOT_RECURRING: 'The meeting does not repeat',
   MEETING_NOT_CONFIRMED: 'Only a confirmed meeting can be completed',
   MEETING_NOT_STARTED: 'The meeting has not started yet',
 } as const;
@@ -72,7 +89,7 @@ export class MeetingLifecycleService {
 
   /** Changes the fields given; answers and status stay. Owner or admin, open meetings only. */
   update(viewer: UserRecord, input: UpdateMeetingInput): Promise<MeetingRecord> {
-    const edits = storedEdits(input);
+    const edits = storedEdits(input, EDITABLE_FIELDS);
     return this.change(viewer, input.meetingId, async ({ meeting }, tx) => {
       requireManager(viewer, meeting, 'ONLY_MEETING_OWNER_CAN_EDIT');
       requireOpen(meeting);
@@ -85,16 +102,27 @@ export class MeetingLifecycleService {
     });
   }
 
-  /** Moves the start; every guest is asked again and the meeting is pending until they accept. */
+  /**
+   * Moves the meeting in time (start, and the duration, zone or recurrence given); every guest
+   * is asked again and the meeting is pending until they accept.
+   */
   reschedule(viewer: UserRecord, input: RescheduleMeetingInput): Promise<MeetingRecord> {
-    const { startTime } = input;
+    const moved = storedEdits(input, TIMING_FIELDS);
     return this.change(viewer, input.meetingId, async ({ meeting, participants }, tx) => {
       requireManager(viewer, meeting, 'ONLY_MEETING_OWNER_CAN_RESCHEDULE');
       requireOpen(meeting);
-      // The same start again (a retried request) must not throw the answers given since away.
-      if (Date.parse(meeting.startTime) === startTime.getTime()) {
+      const timing = { ...meeting, ...moved, startTime: input.startTime.toISOString() };
+      // The same timing again (a retried request) must not throw the answers given since away.
+      const unchanged = (field: (typeof TIMING_FIELDS)[number]): boolean =>
+        field === 'startTime'
+          ? Date.parse(timing.startTime) === Date.parse(meeting.startTime)
+          : timing[field] === meeting[field];
+      if (TIMING_FIELDS.every(unchanged)) {
         return { meeting };
       }
+      const recurrenceEndsAt = seriesBound(timing, () =>
+        ValidationFailedError.of('input.recurrence', 'INVALID_RECURRENCE'),
+      );
       const byAnswer = new Map<ParticipantStatus, ParticipantRecord[]>();
       for (const participant of participants) {
         const answer = answerAfterReschedule(meeting.ownerId, participant);
@@ -108,14 +136,82 @@ export class MeetingLifecycleService {
       for (const [answer, asked] of byAnswer) {
         await tx.participants.setStatus(asked, answer);
       }
+      // Occurrences changed one by one belonged to the series as it was.
+      if (meeting.recurrence !== null) {
+        await tx.occurrences.clear(meeting.id);
+      }
       return {
         meeting: await tx.meetings.update(meeting, {
-          startTime: startTime.toISOString(),
+          ...pick(timing, TIMING_FIELDS),
+          recurrenceEndsAt: recurrenceEndsAt?.toISOString() ?? null,
           status: MeetingStatus.PENDING,
         }),
         change: { kind: MeetingEventKind.RESCHEDULED },
       };
     });
+  }
+
+  /** Cancels one occurrence of a series; answers and the rest of the series stay. */
+  cancelOccurrence(viewer: UserRecord, input: CancelOccurrenceInput): Promise<OccurrenceChanged> {
+    return this.changeOccurrence(viewer, input, (edit) => ({ ...edit, cancelled: true }));
+  }
+
+  /**
+   * Moves one occurrence of a series (a moved occurrence cancelled before takes place again);
+   * moving it back to where the rule puts it undoes the move.
+   */
+  moveOccurrence(viewer: UserRecord, input: MoveOccurrenceInput): Promise<OccurrenceChanged> {
+    const startTime =
+      input.startTime.getTime() === input.originalStartTime.getTime() ? null : input.startTime;
+    return this.changeOccurrence(viewer, input, () => ({ startTime, cancelled: false }));
+  }
+
+  private async changeOccurrence(
+    viewer: UserRecord,
+    input: CancelOccurrenceInput,
+    edit: (
+      was: Pick<OccurrenceChange, 'startTime' | 'cancelled'>,
+    ) => Pick<OccurrenceChange, 'startTime' | 'cancelled'>,
+  ): Promise<OccurrenceChanged> {
+    const original = input.originalStartTime;
+    let occurrence: Occurrence | undefined;
+    const meeting = await this.change(viewer, input.meetingId, async ({ meeting }, tx) => {
+      requireManager(viewer, meeting, 'ONLY_MEETING_OWNER_CAN_RESCHEDULE');
+      requireOpen(meeting);
+      if (meeting.recurrence === null) {
+        throw conflict('MEETING_NOT_RECURRING');
+      }
+      if (!new Series(meeting).occursAt(original)) {
+        throw new NotFoundError('OCCURRENCE_NOT_FOUND', 'The series has no such occurrence');
+      }
+      const edits = await tx.occurrences.ofMeetings([meeting.id]);
+      const was = edits
+        .get(meeting.id)
+        ?.find((e) => Date.parse(e.originalStartTime) === original.getTime());
+      const now = edit({
+        startTime: was?.startTime ? new Date(was.startTime) : null,
+        cancelled: was?.cancelled ?? false,
+      });
+      const saved = await tx.occurrences.put({
+        meetingId: meeting.id,
+        originalStartTime: original,
+        ...now,
+      });
+      const start = saved.startTime ? new Date(saved.startTime) : original;
+      occurrence = {
+        start,
+        end: new Date(start.getTime() + meeting.durationMinutes * MINUTE_MS),
+        originalStart: original,
+        cancelled: saved.cancelled,
+      };
+      // The meeting's row changes too, so readers see the series changed (updatedAt).
+      return {
+        meeting: await tx.meetings.update(meeting, {}, { touch: true }),
+        change: { kind: MeetingEventKind.UPDATED },
+      };
+    });
+    this.loaders.occurrenceChanges.clear(meeting.id);
+    return { meeting, occurrence: occurrence as Occurrence };
   }
 
   /** Cancels a pending or confirmed meeting; cancelling again changes nothing. */
@@ -227,3 +323,8 @@ const removed = (gone: ParticipantRecord): MeetingChange => ({
   participantId: gone.id,
   userId: gone.userId,
 });
+
+/** The fields `keys` of a record. */
+function pick<T extends object, K extends keyof T>(record: T, keys: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((key) => [key, record[key]])) as Pick<T, K>;
+}

@@ -1,7 +1,9 @@
-import { Check, Entity, Enum, Index, ManyToOne, Property } from '@mikro-orm/core';
+import { Check, Entity, Enum, HiddenProps, Index, ManyToOne, Property } from '@mikro-orm/core';
 import { GraphQLDateTime, GraphQLUUID } from '../../platform/shared/scalars';
 import { Node } from '../../platform/graphql/node-interface';
-import { Field, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { DEFAULT_TIME_ZONE } from '../../platform/shared/time-zone';
+import { RECURRENCE_LIMITS } from './recurrence';
 import { BaseEntity } from '../../platform/shared/base.entity';
 import { User } from '../user/user.entity';
 
@@ -42,7 +44,12 @@ export const MEETING_LIMITS = {
   title: { min: 6, max: 40 },
   location: { min: 6, max: 40 },
   locationUrl: { max: 100 },
+  description: { max: 2000 },
+  durationMinutes: { min: 5, max: 1440, default: 60 },
+  timeZone: { max: 64 },
 } as const;
+
+const DURATION = MEETING_LIMITS.durationMinutes;
 
 /** A meeting owned by one user, with participants (see Participant). */
 @ObjectType({
@@ -53,10 +60,29 @@ export const MEETING_LIMITS = {
 @Entity({ tableName: 'meetings' })
 @Check({ name: 'meetings_title_length', expression: 'char_length(title) >= 6' })
 @Check({ name: 'meetings_location_length', expression: 'char_length(location) >= 6' })
+@Check({
+  name: 'meetings_duration_range',
+  expression: `duration_minutes >= ${DURATION.min} and duration_minutes <= ${DURATION.max}`,
+})
 @Index({ name: 'meetings_owner_start_idx', properties: ['ownerId', 'startTime'] })
+@Index({
+  name: 'meetings_span_idx',
+  expression: 'create index "meetings_span_idx" on "meetings" using gist ("span")',
+})
 export class Meeting extends BaseEntity<
-  'type' | 'status' | 'locationUrl' | 'appointedBy' | 'assignedTo'
+  | 'type'
+  | 'status'
+  | 'locationUrl'
+  | 'appointedBy'
+  | 'assignedTo'
+  | 'durationMinutes'
+  | 'timeZone'
+  | 'description'
+  | 'recurrence'
+  | 'recurrenceEndsAt'
 > {
+  [HiddenProps]?: 'span';
+
   @Field({ description: 'Title, 6 to 40 characters.' })
   @Property({ length: MEETING_LIMITS.title.max })
   title!: string;
@@ -110,4 +136,42 @@ export class Meeting extends BaseEntity<
     deleteRule: 'set null',
   })
   assignedTo: string | null = null;
+
+  @Field(() => Int, {
+    description: `How long each occurrence lasts, ${DURATION.min} to ${DURATION.max} minutes.`,
+  })
+  @Property({ type: 'integer', default: DURATION.default })
+  durationMinutes: number = DURATION.default;
+
+  @Field({
+    description:
+      'The IANA time zone the meeting is held in (default UTC); a recurrence keeps its ' +
+      'wall-clock time in it.',
+  })
+  @Property({ length: MEETING_LIMITS.timeZone.max, default: DEFAULT_TIME_ZONE })
+  timeZone: string = DEFAULT_TIME_ZONE;
+
+  @Field(() => String, { nullable: true, description: 'What the meeting is about.' })
+  @Property({ type: 'string', length: MEETING_LIMITS.description.max, nullable: true })
+  description: string | null = null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'How the meeting repeats: an RFC 5545 RRULE (e.g. FREQ=WEEKLY;BYDAY=MO), in wall-clock ' +
+      'time of its time zone; null for a single meeting.',
+  })
+  @Property({ type: 'string', length: RECURRENCE_LIMITS.length, nullable: true })
+  recurrence: string | null = null;
+
+  /** When a series' last occurrence ends (null: never, or a single meeting); bounds `span`. */
+  @Property({ type: 'datetime', nullable: true })
+  recurrenceEndsAt: Date | null = null;
+
+  /**
+   * The time the meeting (or its series) takes, indexed for overlap; the database derives it
+   * (trigger meetings_span, migration 20261126220000), the service never reads it.
+   */
+  @Property({ columnType: 'tstzrange', nullable: true, hidden: true, lazy: true })
+  span?: string;
 }

@@ -2,11 +2,14 @@ import {
   ArrayMaxSize,
   IsEnum,
   ArrayMinSize,
+  IsInt,
   IsOptional,
+  Max,
   MaxLength,
+  Min,
   ValidateNested,
 } from 'class-validator';
-import { ArgsType, Field, InputType } from 'type-graphql';
+import { ArgsType, Field, InputType, Int } from 'type-graphql';
 import { SortDirection } from '../../platform/graphql/connection';
 import { PickInput } from '../../platform/shared/derived-inputs';
 import { PageArgs } from '../../platform/shared/pagination';
@@ -14,10 +17,13 @@ import { GraphQLDateTime, GraphQLUUID } from '../../platform/shared/scalars';
 import {
   IsFuture,
   IsInstant,
+  IsTimeZone,
   NotBlank,
   TrimmedMaxLength,
   TrimmedMinLength,
 } from '../../platform/shared/validation';
+import { canonicalTimeZone, DEFAULT_TIME_ZONE } from '../../platform/shared/time-zone';
+import { IsRecurrence, normalRecurrence } from './recurrence';
 import { ParticipantStatus } from './participant.entity';
 import {
   MEETING_LIMITS,
@@ -68,6 +74,43 @@ export class MeetingInput {
     description: 'Id of the user the meeting is assigned to.',
   })
   assignedTo?: string | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: `Minutes each occurrence lasts, ${MEETING_LIMITS.durationMinutes.min} to ${MEETING_LIMITS.durationMinutes.max} (default ${MEETING_LIMITS.durationMinutes.default}).`,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(MEETING_LIMITS.durationMinutes.min)
+  @Max(MEETING_LIMITS.durationMinutes.max)
+  durationMinutes?: number | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: `An IANA time zone such as Europe/Berlin (default ${DEFAULT_TIME_ZONE}; unknown: INVALID_TIME_ZONE).`,
+  })
+  @IsOptional()
+  @IsTimeZone()
+  timeZone?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: `What the meeting is about, at most ${MEETING_LIMITS.description.max} characters.`,
+  })
+  @IsOptional()
+  @TrimmedMaxLength(MEETING_LIMITS.description.max)
+  description?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'How it repeats: an RFC 5545 RRULE with FREQ DAILY, WEEKLY or MONTHLY, and INTERVAL, ' +
+      'BYDAY, BYMONTHDAY, COUNT or UNTIL, WKST; read in wall-clock time of timeZone. The start ' +
+      'must be its first occurrence (else INVALID_RECURRENCE, as for a rule outside the subset).',
+  })
+  @IsOptional()
+  @IsRecurrence()
+  recurrence?: string | null;
 }
 
 /**
@@ -83,6 +126,13 @@ export const STORED_AS = {
   locationUrl: (url: string | null | undefined) => url ?? null,
   appointedBy: (userId: string | null | undefined) => userId ?? null,
   assignedTo: (userId: string | null | undefined) => userId ?? null,
+  durationMinutes: (minutes: number | null | undefined) =>
+    minutes ?? MEETING_LIMITS.durationMinutes.default,
+  // Validation let only known zones and rules through.
+  timeZone: (zone: string | null | undefined) =>
+    (zone && canonicalTimeZone(zone)) || DEFAULT_TIME_ZONE,
+  description: (text: string | null | undefined) => text?.trim() || null,
+  recurrence: (rule: string | null | undefined) => (rule && normalRecurrence(rule)) || null,
 } satisfies { [K in keyof MeetingInput]-?: (value: MeetingInput[K]) => Meeting[K] };
 
 /** The fields a caller sets on a meeting. */
@@ -90,9 +140,20 @@ export type SettableField = keyof typeof STORED_AS;
 
 const SETTABLE_FIELDS = Object.keys(STORED_AS) as SettableField[];
 
-/** The fields an edit may change: all but the start, which rescheduleMeeting moves. */
+/**
+ * The fields that say when a meeting happens: rescheduleMeeting changes them (and asks every guest
+ * again), an edit does not.
+ */
+export const TIMING_FIELDS = ['startTime', 'durationMinutes', 'timeZone', 'recurrence'] as const;
+
+export type TimingField = (typeof TIMING_FIELDS)[number];
+
+const isTiming = (field: SettableField): field is TimingField =>
+  (TIMING_FIELDS as readonly string[]).includes(field);
+
+/** The fields an edit may change: all but the timing. */
 export const EDITABLE_FIELDS = SETTABLE_FIELDS.filter(
-  (field): field is Exclude<SettableField, 'startTime'> => field !== 'startTime',
+  (field): field is Exclude<SettableField, TimingField> => !isTiming(field),
 );
 
 export type EditableField = (typeof EDITABLE_FIELDS)[number];
@@ -114,12 +175,13 @@ export function storedFields(input: MeetingInput): Pick<Meeting, SettableField> 
   return fields as Pick<Meeting, SettableField>;
 }
 
-/** What an edit writes: the fields it gives (not undefined), as they are stored. */
-export function storedEdits(
-  input: Partial<Pick<MeetingInput, EditableField>>,
-): Partial<Pick<Meeting, EditableField>> {
-  const edits: Partial<Pick<Meeting, EditableField>> = {};
-  for (const field of EDITABLE_FIELDS) {
+/** What an edit writes: the fields of `fields` it gives (not undefined), as they are stored. */
+export function storedEdits<K extends SettableField>(
+  input: Partial<Pick<MeetingInput, K>>,
+  fields: readonly K[],
+): Partial<Pick<Meeting, K>> {
+  const edits: Partial<Pick<Meeting, K>> = {};
+  for (const field of fields) {
     const value = input[field];
     if (value !== undefined) {
       Object.assign(edits, { [field]: stored(field, value) });

@@ -17,6 +17,7 @@ import { type UserRecord, userNotFound } from '../user/user.store';
 import { MeetingStatus } from './meeting.entity';
 import { type AddParticipantInput, type CreateMeetingInput, storedFields } from './meeting.inputs';
 import { isClosed, managesMeeting, seesMeeting, statusAfterAnswers } from './meeting.rules';
+import { seriesBound } from './recurrence';
 import type { LockedMeeting, MeetingFilter, MeetingRecord } from './meeting.store';
 
 /** A guest's arrival, as the meeting's subscribers and the guest's invitations hear of it. */
@@ -127,11 +128,12 @@ export class MeetingService {
     const appointedBy = input.appointedBy ?? null;
     const assignedTo = input.assignedTo ?? null;
     await requireVisibleUsers(this.stores, [...invited, appointedBy, assignedTo]);
+    const fields = storedFields(input);
+    const recurrenceEndsAt = seriesBound(fields, () =>
+      ValidationFailedError.of('meeting.recurrence', 'INVALID_RECURRENCE'),
+    );
     return this.stores.transaction(async (tx) => {
-      const created = await tx.meetings.create({
-        ...storedFields(input),
-        ownerId: viewer.id,
-      });
+      const created = await tx.meetings.create({ ...fields, recurrenceEndsAt, ownerId: viewer.id });
       // Explicit timestamps keep the owner first and the guests in the order given.
       const start = Date.parse(created.createdAt);
       const [, ...guests] = await tx.participants.createAll([

@@ -42,7 +42,7 @@ import DataLoader from 'dataloader';
 export type MeetingRecord = ReadModel<Meeting>;
 
 /** The fields a new meeting is written with: what its creator sets, and its owner. */
-export type NewMeeting = Pick<Meeting, SettableField | 'ownerId'>;
+export type NewMeeting = Pick<Meeting, SettableField | 'ownerId' | 'recurrenceEndsAt'>;
 
 /** Which of the caller's meetings a list shows, and in which order of start time. */
 export interface MeetingFilter {
@@ -54,7 +54,9 @@ export interface MeetingFilter {
 }
 
 /** What a write may change of a meeting (its id, owner and creation stay). */
-export type MeetingChanges = Partial<Pick<MeetingRecord, SettableField | 'status'>>;
+export type MeetingChanges = Partial<
+  Pick<MeetingRecord, SettableField | 'status' | 'recurrenceEndsAt'>
+>;
 
 /** A meeting locked for a write, with its participants in the order they were added. */
 export interface LockedMeeting {
@@ -202,16 +204,21 @@ export class MeetingStore {
 
   /**
    * Writes the changes that differ from the meeting as it is, with a new `updatedAt`, and answers
-   * the meeting as it now is; changing nothing writes nothing.
+   * the meeting as it now is; changing nothing writes nothing, unless `touch` asks for a new
+   * `updatedAt` anyway (what changed is stored beside the meeting's row).
    */
-  async update(meeting: MeetingRecord, changes: MeetingChanges): Promise<MeetingRecord> {
+  async update(
+    meeting: MeetingRecord,
+    changes: MeetingChanges,
+    { touch = false } = {},
+  ): Promise<MeetingRecord> {
     const changed: MeetingChanges = {};
     for (const [key, value] of Object.entries(changes) as [keyof MeetingChanges, unknown][]) {
       if (value !== undefined && value !== meeting[key]) {
         Object.assign(changed, { [key]: value });
       }
     }
-    if (Object.keys(changed).length === 0) {
+    if (Object.keys(changed).length === 0 && !touch) {
       return meeting;
     }
     const updated: MeetingRecord = { ...meeting, ...changed, updatedAt: new Date().toISOString() };

@@ -41,6 +41,7 @@ export class User extends BaseEntity<
   | 'phone'
   | 'avatarPhotoId'
   | 'deletedAt'
+  | 'shareAvailability'
 > {
   @Field({ description: 'Display name, 8 to 40 characters.' })
   @Property({ length: USER_LIMITS.name.max })
@@ -106,4 +107,11 @@ export class User extends BaseEntity<
   })
   @Property({ type: 'date', nullable: true })
   deletedAt: string | null = null;
+
+  @Field({
+    description:
+      'Whether others may see when the user is busy (freeBusy, conflicts); titles never show.',
+  })
+  @Property({ default: true })
+  shareAvailability: boolean = true;
 }

@@ -119,4 +119,11 @@ export class UpdateProfileInput {
 
   @Field(() => GraphQLUUID, { nullable: true, description: 'Id of the avatar photo (a UUID).' })
   avatarPhotoId?: string | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'Whether others may see when you are busy (freeBusy, conflicts; default true).',
+  })
+  @IsOptional()
+  shareAvailability?: boolean | null;
 }

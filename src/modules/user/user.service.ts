@@ -52,8 +52,8 @@ export class UserService {
   }
 
   /**
-   * Changes the caller's own profile: only the fields given, and only these five, so email,
-   * account, roles and flags cannot change here.
+   * Changes the caller's own profile: only the fields given, and only these (the profile and
+   * the availability preference), so email, account, roles and flags cannot change here.
    */
   updateProfile(viewer: UserRecord, input: UpdateProfileInput): Promise<UserRecord> {
     const changes: ProfileChanges = {};
@@ -72,6 +72,9 @@ export class UserService {
     }
     if (input.avatarPhotoId !== undefined) {
       changes.avatarPhotoId = input.avatarPhotoId ?? null;
+    }
+    if (typeof input.shareAvailability === 'boolean') {
+      changes.shareAvailability = input.shareAvailability;
     }
     return this.stores.ormTransaction(async (tx) => {
       const user = await tx.users.updateProfile(viewer.id, changes);

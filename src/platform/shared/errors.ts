@@ -28,6 +28,8 @@ export const VALIDATION_REASONS = [
   'TOO_LARGE',
   'MISMATCH',
   'MUST_BE_FUTURE',
+  'INVALID_TIME_ZONE',
+  'INVALID_RECURRENCE',
 ] as const;
 
 export type ValidationReason = (typeof VALIDATION_REASONS)[number];

@@ -9,6 +9,7 @@ import {
 import { GraphQLEmailAddress } from 'graphql-scalars';
 import type { ValidatorFn } from 'type-graphql';
 import { type FieldErrors, ValidationFailedError, type ValidationReason } from './errors';
+import { canonicalTimeZone } from './time-zone';
 
 /** class-validator constraint names → the contract's reasons, most fundamental first. */
 const reasonByConstraint: ReadonlyArray<[string, ValidationReason]> = [
@@ -36,6 +37,8 @@ const reasonByConstraint: ReadonlyArray<[string, ValidationReason]> = [
   ['equalsProperty', 'MISMATCH'],
   ['isFuture', 'MUST_BE_FUTURE'],
   ['arrayUnique', 'INVALID_CHOICE'],
+  ['isTimeZone', 'INVALID_TIME_ZONE'],
+  ['isRecurrence', 'INVALID_RECURRENCE'],
 ];
 
 function reasonOf(constraints: Record<string, string>): ValidationReason {
@@ -177,6 +180,18 @@ export const IsInstant = (): PropertyDecorator =>
   ValidateBy({
     name: 'isIso8601',
     validator: { validate: (value) => value instanceof Date && !Number.isNaN(value.getTime()) },
+  });
+
+/** An IANA time zone the zone database knows (`Europe/Berlin`, `UTC`). */
+export const IsTimeZone = (): PropertyDecorator =>
+  ValidateBy({
+    name: 'isTimeZone',
+    validator: {
+      validate: (value) =>
+        value === null ||
+        value === undefined ||
+        (typeof value === 'string' && canonicalTimeZone(value) !== null),
+    },
   });
 
 /** A date-time that lies in the future when the request is validated. */

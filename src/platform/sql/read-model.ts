@@ -30,7 +30,9 @@ type ReadKeys<E> = Exclude<
  * readable columns (relations appear as their foreign keys, mapped with `mapToPk`). Timestamps are
  * ISO 8601 text, the form the API writes, so hot reads never build Dates.
  */
-export type ReadModel<E> = { [K in ReadKeys<E>]: E[K] extends Date ? string : E[K] };
+export type ReadModel<E> = {
+  [K in ReadKeys<E>]: E[K] extends Date ? string : E[K] extends Date | null ? string | null : E[K];
+};
 
 // The naming the ORM itself uses for columns not named explicitly (src/platform/postgres/orm.ts sets no other).
 const naming = new UnderscoreNamingStrategy();

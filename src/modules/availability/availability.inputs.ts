@@ -1,0 +1,148 @@
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsEnum,
+  IsInt,
+  IsOptional,
+  Matches,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { ArgsType, Field, InputType, Int, registerEnumType } from 'type-graphql';
+import { GraphQLDateTime, GraphQLUUID } from '../../platform/shared/scalars';
+import { DEFAULT_TIME_ZONE } from '../../platform/shared/time-zone';
+import { IsInstant, IsTimeZone } from '../../platform/shared/validation';
+import { MEETING_LIMITS } from '../meeting/meeting.entity';
+import { InputArgs } from '../meeting/meeting-lifecycle.inputs';
+import { Weekday } from './suggestions';
+
+registerEnumType(Weekday, { name: 'Weekday', description: 'A day of the week (RFC 5545 names).' });
+
+/** The bounds of availability questions. */
+export const AVAILABILITY_LIMITS = {
+  users: 50,
+  windowDays: 62,
+  step: { min: 5, max: 240, default: 15 },
+  first: { max: 50, default: 5 },
+  workingHours: { start: '09:00', end: '17:00' },
+  weekdays: [Weekday.MO, Weekday.TU, Weekday.WE, Weekday.TH, Weekday.FR],
+} as const;
+
+const DURATION = MEETING_LIMITS.durationMinutes;
+/** A wall-clock time of day, `HH:MM` (24:00 ends a day). */
+const TIME_OF_DAY = /^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$/;
+
+@ArgsType()
+export class FreeBusyArgs {
+  @Field(() => [GraphQLUUID], { description: 'The users, at most 50.' })
+  @ArrayMinSize(1)
+  @ArrayMaxSize(AVAILABILITY_LIMITS.users)
+  userIds!: string[];
+
+  @Field(() => GraphQLDateTime, { description: 'From this time.' })
+  @IsInstant()
+  from!: Date;
+
+  @Field(() => GraphQLDateTime, { description: 'Until this time, at most 62 days after from.' })
+  @IsInstant()
+  to!: Date;
+}
+
+@InputType({ description: 'Working hours, wall-clock HH:MM in the time zone asked about.' })
+export class WorkingHoursInput {
+  @Field({ description: 'When the working day starts, e.g. 09:00.' })
+  @Matches(TIME_OF_DAY)
+  start!: string;
+
+  @Field({ description: 'When it ends, e.g. 17:00: a slot may end then, not later.' })
+  @Matches(TIME_OF_DAY)
+  end!: string;
+}
+
+// Optional fields are nullable with defaults: the compiled executor does not fill in an input
+// field's default when its variable is not given (the service applies them).
+@InputType({ description: 'What to suggest meeting times for.' })
+export class SuggestMeetingTimesInput {
+  @Field(() => [GraphQLUUID], {
+    description: 'The attendees besides the caller (who counts as one), at most 50.',
+  })
+  @ArrayMaxSize(AVAILABILITY_LIMITS.users)
+  userIds!: string[];
+
+  @Field(() => Int, {
+    description: `The meeting's length, ${DURATION.min} to ${DURATION.max} minutes.`,
+  })
+  @IsInt()
+  @Min(DURATION.min)
+  @Max(DURATION.max)
+  durationMinutes!: number;
+
+  @Field(() => GraphQLDateTime, {
+    description: 'No slot starts before this time (nor before now).',
+  })
+  @IsInstant()
+  from!: Date;
+
+  @Field(() => GraphQLDateTime, {
+    description: 'No slot ends after this time; at most 62 days after from.',
+  })
+  @IsInstant()
+  to!: Date;
+
+  @Field(() => String, {
+    nullable: true,
+    defaultValue: DEFAULT_TIME_ZONE,
+    description: 'The IANA zone of the working hours and weekdays (default UTC).',
+  })
+  @IsOptional()
+  @IsTimeZone()
+  timeZone?: string | null;
+
+  @Field(() => WorkingHoursInput, { nullable: true, description: 'Default 09:00 to 17:00.' })
+  @IsOptional()
+  @ValidateNested()
+  workingHours?: WorkingHoursInput | null;
+
+  @Field(() => [Weekday], { nullable: true, description: 'The days to look at (default MO–FR).' })
+  @IsOptional()
+  @ArrayMinSize(1)
+  @IsEnum(Weekday, { each: true })
+  weekdays?: Weekday[] | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    defaultValue: 100,
+    description: 'The share of attendees a slot needs free, 1 to 100 percent (default 100).',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  minimumAttendeePercentage?: number | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    defaultValue: AVAILABILITY_LIMITS.step.default,
+    description: 'Minutes between candidate starts, 5 to 240 (default 15).',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(AVAILABILITY_LIMITS.step.min)
+  @Max(AVAILABILITY_LIMITS.step.max)
+  stepMinutes?: number | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    defaultValue: AVAILABILITY_LIMITS.first.default,
+    description: 'How many suggestions, 1 to 50 (default 5).',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(AVAILABILITY_LIMITS.first.max)
+  first?: number | null;
+}
+
+@ArgsType()
+export class SuggestMeetingTimesArgs extends InputArgs(SuggestMeetingTimesInput) {}

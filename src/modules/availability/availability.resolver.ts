@@ -1,0 +1,121 @@
+import { Args, Authorized, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
+import type { Context } from '../index';
+import { Viewer } from '../../platform/auth/tokens';
+import type { UserRecord } from '../user/user.store';
+import { Meeting } from '../meeting/meeting.entity';
+import type { MeetingRecord } from '../meeting/meeting.store';
+import { AddParticipantPayload, CreateMeetingPayload } from '../meeting/meeting.types';
+import { RescheduleMeetingPayload } from '../meeting/meeting-lifecycle.types';
+import type { FreeBusy } from './availability.service';
+import { FreeBusyArgs, SuggestMeetingTimesArgs } from './availability.inputs';
+import { TimeSuggestion, UserFreeBusy } from './availability.types';
+
+/** Busy time as the schema shows it: instants as ISO 8601 text. */
+const shown = ({ userId, busy }: FreeBusy): UserFreeBusy => ({
+  userId,
+  busy:
+    busy?.map((span) => ({ start: span.start.toISOString(), end: span.end.toISOString() })) ?? null,
+});
+
+const CONFLICTS =
+  'For each participant who has not declined and shares their availability, their busy ' +
+  'ranges (other meetings) that overlap this meeting, or its next occurrence for a series. ' +
+  'Warnings only: nothing is refused for them.';
+
+@Resolver()
+export class AvailabilityResolver {
+  @Authorized()
+  @Query(() => [UserFreeBusy], {
+    description:
+      'When each user (visible, else USER_NOT_FOUND; at most 50) is busy between from and to ' +
+      '(at most 62 days): meetings they own or accepted that are pending or confirmed, ' +
+      'occurrences expanded and cancelled ones left out, cut to the window, merged and sorted. ' +
+      'Titles never show; a user who does not share their availability answers busy: null.',
+  })
+  async freeBusy(
+    @Args() args: FreeBusyArgs,
+    @Viewer() viewer: UserRecord,
+    @Ctx() ctx: Context,
+  ): Promise<UserFreeBusy[]> {
+    return (await ctx.services.availability.freeBusy(viewer, args)).map(shown);
+  }
+
+  @Authorized()
+  @Query(() => [TimeSuggestion], {
+    description:
+      'Times the caller and the users could meet: slots within working hours on the weekdays ' +
+      'given (in timeZone, across daylight-saving changes), every stepMinutes, where at least ' +
+      'minimumAttendeePercentage of the attendees are free; most attendees first, then earliest. ' +
+      'A user who does not share their availability counts as free.',
+  })
+  async suggestMeetingTimes(
+    @Args() { input }: SuggestMeetingTimesArgs,
+    @Viewer() viewer: UserRecord,
+    @Ctx() ctx: Context,
+  ): Promise<TimeSuggestion[]> {
+    const found = await ctx.services.availability.suggest(viewer, input);
+    return found.map((slot) => ({
+      startTime: slot.start.toISOString(),
+      endTime: slot.end.toISOString(),
+      availableUserIds: slot.available,
+      unavailableUserIds: slot.unavailable,
+    }));
+  }
+}
+
+/** Which meeting a root's conflicts are of, and whose (all participants' when no user). */
+interface ConflictsOf {
+  meetingId: string;
+  userId?: string;
+}
+
+/** A resolver of the `conflicts` field of `type`, whose roots name their meeting by `of`. */
+function conflictsResolver<Root extends object>(
+  type: abstract new () => object,
+  of: (root: Root) => ConflictsOf,
+  description: string,
+) {
+  @Resolver(() => type)
+  class ConflictsResolver {
+    @Authorized()
+    @FieldResolver(() => [UserFreeBusy], { description })
+    async conflicts(
+      @Root() root: Root,
+      @Viewer() viewer: UserRecord,
+      @Ctx() ctx: Context,
+    ): Promise<UserFreeBusy[]> {
+      const { meetingId, userId } = of(root);
+      const all = await ctx.services.availability.conflicts(viewer, meetingId);
+      return (userId ? all.filter((entry) => entry.userId === userId) : all).map(shown);
+    }
+  }
+  return ConflictsResolver;
+}
+
+export const MeetingConflictsResolver = conflictsResolver(
+  Meeting,
+  (meeting: MeetingRecord) => ({ meetingId: meeting.id }),
+  CONFLICTS,
+);
+
+export const CreateMeetingConflictsResolver = conflictsResolver(
+  CreateMeetingPayload,
+  (payload: CreateMeetingPayload) => ({ meetingId: payload.meeting.id }),
+  CONFLICTS,
+);
+
+export const RescheduleMeetingConflictsResolver = conflictsResolver(
+  RescheduleMeetingPayload,
+  (payload: RescheduleMeetingPayload) => ({ meetingId: payload.meeting.id }),
+  CONFLICTS,
+);
+
+export const AddParticipantConflictsResolver = conflictsResolver(
+  AddParticipantPayload,
+  ({ participant }: AddParticipantPayload) => ({
+    meetingId: participant.meetingId,
+    userId: participant.userId,
+  }),
+  "The added user's busy ranges that overlap the meeting (its next occurrence for a series), " +
+    'if they share their availability and have not declined: a warning only.',
+);
