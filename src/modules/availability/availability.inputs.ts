@@ -22,6 +22,10 @@ registerEnumType(Weekday, { name: 'Weekday', description: 'A day of the week (RF
 /** The bounds of availability questions. */
 export const AVAILABILITY_LIMITS = {
   users: 50,
+  /** Busy ranges shown per user, the earliest (a narrower window shows the rest). */
+  rangesPerUser: 500,
+  /** Participants a meeting's conflicts show, in the order they were added. */
+  conflictsShown: 50,
   windowDays: 62,
   step: { min: 5, max: 240, default: 15 },
   first: { max: 50, default: 5 },

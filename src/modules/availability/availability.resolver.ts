@@ -7,7 +7,8 @@ import type { MeetingRecord } from '../meeting/meeting.store';
 import { AddParticipantPayload, CreateMeetingPayload } from '../meeting/meeting.types';
 import { RescheduleMeetingPayload } from '../meeting/meeting-lifecycle.types';
 import type { FreeBusy } from './availability.service';
-import { FreeBusyArgs, SuggestMeetingTimesArgs } from './availability.inputs';
+import { MaxItems } from '../../platform/graphql/node-limit';
+import { AVAILABILITY_LIMITS, FreeBusyArgs, SuggestMeetingTimesArgs } from './availability.inputs';
 import { TimeSuggestion, UserFreeBusy } from './availability.types';
 
 /** Busy time as the schema shows it: instants as ISO 8601 text. */
@@ -19,12 +20,14 @@ const shown = ({ userId, busy }: FreeBusy): UserFreeBusy => ({
 
 const CONFLICTS =
   'For each participant who has not declined and shares their availability, their busy ' +
-  'ranges (other meetings) that overlap this meeting, or its next occurrence for a series. ' +
+  'ranges (other meetings) that overlap this meeting, or its next occurrence for a series; ' +
+  `at most ${AVAILABILITY_LIMITS.conflictsShown} participants, in the order they were added. ` +
   'Warnings only: nothing is refused for them.';
 
 @Resolver()
 export class AvailabilityResolver {
   @Authorized()
+  @MaxItems(AVAILABILITY_LIMITS.users)
   @Query(() => [UserFreeBusy], {
     description:
       'When each user (visible, else USER_NOT_FOUND; at most 50) is busy between from and to ' +
@@ -41,6 +44,7 @@ export class AvailabilityResolver {
   }
 
   @Authorized()
+  @MaxItems(AVAILABILITY_LIMITS.first.max)
   @Query(() => [TimeSuggestion], {
     description:
       'Times the caller and the users could meet: slots within working hours on the weekdays ' +
@@ -78,6 +82,7 @@ function conflictsResolver<Root extends object>(
   @Resolver(() => type)
   class ConflictsResolver {
     @Authorized()
+    @MaxItems(AVAILABILITY_LIMITS.conflictsShown)
     @FieldResolver(() => [UserFreeBusy], { description })
     async conflicts(
       @Root() root: Root,

@@ -130,10 +130,12 @@ export class AvailabilityService {
       }
       const others = busy.filter((meeting) => meeting.id !== question.meetingId);
       const byUser = this.busyByUser(others, [question.window], false);
-      return question.userIds.flatMap((userId) => {
-        const ranges = sharing.has(userId) ? byUser.get(userId) : undefined;
-        return ranges && ranges.length > 0 ? [{ userId, busy: ranges }] : [];
-      });
+      return question.userIds
+        .flatMap((userId) => {
+          const ranges = sharing.has(userId) ? byUser.get(userId) : undefined;
+          return ranges && ranges.length > 0 ? [{ userId, busy: ranges }] : [];
+        })
+        .slice(0, AVAILABILITY_LIMITS.conflictsShown);
     });
   }
 
@@ -226,6 +228,11 @@ export class AvailabilityService {
         }
       }
     }
-    return new Map([...spans].map(([userId, list]) => [userId, mergeSpans(list)]));
+    return new Map(
+      [...spans].map(([userId, list]) => [
+        userId,
+        mergeSpans(list).slice(0, AVAILABILITY_LIMITS.rangesPerUser),
+      ]),
+    );
   }
 }

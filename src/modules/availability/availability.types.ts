@@ -1,5 +1,7 @@
 import { Field, ObjectType } from 'type-graphql';
 import { GraphQLDateTime, GraphQLUUID } from '../../platform/shared/scalars';
+import { MaxItems } from '../../platform/graphql/node-limit';
+import { AVAILABILITY_LIMITS } from './availability.inputs';
 
 @ObjectType({ simpleResolvers: true, description: 'A span of time, [start, end).' })
 export class TimeRange {
@@ -18,9 +20,11 @@ export class UserFreeBusy {
   @Field(() => [TimeRange], {
     nullable: true,
     description:
-      'Busy ranges, merged and sorted; null when the user keeps their availability to ' +
-      'themselves (shareAvailability false).',
+      `Busy ranges, merged and sorted, at most ${AVAILABILITY_LIMITS.rangesPerUser} (the ` +
+      'earliest); null when the user keeps their availability to themselves ' +
+      '(shareAvailability false).',
   })
+  @MaxItems(AVAILABILITY_LIMITS.rangesPerUser)
   busy!: TimeRange[] | null;
 }
 

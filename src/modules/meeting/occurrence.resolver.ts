@@ -13,7 +13,8 @@ import {
   MoveOccurrencePayload,
 } from './occurrence.types';
 import { listOccurrences } from './occurrence.service';
-import type { Occurrence } from './occurrences';
+import { OCCURRENCE_LIMITS, type Occurrence } from './occurrences';
+import { MaxItems } from '../../platform/graphql/node-limit';
 import type { OccurrenceChanged } from './meeting-lifecycle.service';
 
 /** An occurrence as the schema names its fields. */
@@ -41,6 +42,7 @@ export class OccurrenceResolver {
     ).toISOString();
   }
 
+  @MaxItems(OCCURRENCE_LIMITS.count)
   @FieldResolver(() => [MeetingOccurrence], {
     description:
       'The occurrences that overlap [from, to), by start: one for a single meeting, those of its ' +

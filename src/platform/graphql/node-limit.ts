@@ -18,6 +18,7 @@ import {
   type SelectionSetNode,
   valueFromAST,
 } from 'graphql';
+import { Extensions } from 'type-graphql';
 import { DEFAULT_SLICE_SIZE } from '../sql/keyset';
 import { QueryTooLargeError } from '../shared/errors';
 import { MAX_PAGE_SIZE } from '../shared/pagination';
@@ -27,7 +28,14 @@ declare module 'graphql' {
     /** The most participants a meeting holds (the service's cap): what bounds a meeting's lists. */
     maxParticipantsPerMeeting?: number;
   }
+  interface GraphQLFieldExtensions<_TSource, _TContext, _TArgs> {
+    /** The most items a list field answers per parent (its resolver caps it there). */
+    maxItems?: number;
+  }
 }
+
+/** Declares the most items a list field answers per parent, for the node limit to count. */
+export const MaxItems = (items: number) => Extensions({ maxItems: items });
 
 /**
  * How many records one operation may ask for at the most, counted before it runs from the
@@ -64,7 +72,9 @@ function sizeOf(
   args: Record<string, unknown>,
 ): number {
   const inner = getNamedType(field.type);
-  const bound = listsParticipants(parent, inner) ? walk.participantsPerMeeting : UNBOUNDED_LIST;
+  const bound =
+    field.extensions.maxItems ??
+    (listsParticipants(parent, inner) ? walk.participantsPerMeeting : UNBOUNDED_LIST);
   const first = args['first'] ?? args['last'];
   if (typeof first === 'number') {
     return Math.min(first, bound);
