@@ -28,6 +28,8 @@ declare module 'graphql' {
     /** The most participants a meeting holds (the service's cap): what bounds a meeting's lists. */
     maxParticipantsPerMeeting?: number;
   }
+  // Merged with graphql's own declaration, whose type parameters these must repeat.
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
   interface GraphQLFieldExtensions<_TSource, _TContext, _TArgs> {
     /** The most items a list field answers per parent (its resolver caps it there). */
     maxItems?: number;
