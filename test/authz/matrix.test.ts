@@ -54,6 +54,7 @@ import {
   type Scene,
 } from './matrix-capability';
 import { lifecycleCapabilities } from './matrix-lifecycle-rows';
+import { timeCapabilities } from './matrix-time-rows';
 import { nodeCapabilities } from './matrix-node-rows';
 import { sessionCapabilities } from './matrix-session-rows';
 import {
@@ -519,6 +520,7 @@ const capabilities: Capability[] = [
     }),
   },
   ...lifecycleCapabilities,
+  ...timeCapabilities,
   ...sessionCapabilities,
   ...subscriptionCapabilities,
   ...eventCapabilities,
@@ -872,10 +874,12 @@ describe('nested reachability of a hidden meeting', () => {
       'mutation addParticipant',
       'mutation approveMeeting',
       'mutation cancelMeeting',
+      'mutation cancelOccurrence',
       'mutation completeMeeting',
       'mutation createMeeting',
       'mutation declineMeeting',
       'mutation leaveMeeting',
+      'mutation moveOccurrence',
       'mutation removeParticipant',
       'mutation rescheduleMeeting',
       'mutation updateMeeting',
@@ -899,6 +903,7 @@ describe('nested reachability of a hidden meeting', () => {
       'AddParticipantPayload',
       'ApproveMeetingPayload',
       'CancelMeetingPayload',
+      'CancelOccurrencePayload',
       'CompleteMeetingPayload',
       'CreateMeetingPayload',
       'DeclineMeetingPayload',
@@ -909,6 +914,7 @@ describe('nested reachability of a hidden meeting', () => {
       // Events: what reaches whom is tested over WebSocket (the matrix rows of
       // matrix-subscription-rows.ts and test/subscriptions/), and by the query's probes here.
       'MeetingEvent',
+      'MoveOccurrencePayload',
       'Participant',
       'ParticipantConnection',
       'ParticipantEdge',
@@ -944,6 +950,7 @@ describe('nested reachability of a hidden meeting', () => {
       meeting: { title: 'Stranger probe', startTime: inHours(40), location: 'Probe room 1' },
       participants: [{ userId: participant.id }],
       startTime: inHours(50),
+      originalStartTime: inHours(24),
     };
     if (name in values) {
       return values[name];

@@ -1,4 +1,10 @@
-import { MINUTE_MS, Temporal, type TimeSpan, zonedAt } from '../../platform/shared/time-zone';
+import {
+  MINUTE_MS,
+  type Temporal,
+  temporal,
+  type TimeSpan,
+  zonedAt,
+} from '../../platform/shared/time-zone';
 
 /** The days of the week, as RFC 5545 names them, in ISO order (Monday is 1). */
 export enum Weekday {
@@ -67,10 +73,11 @@ const minutesOfDay = (time: Temporal.ZonedDateTime): number => time.hour * 60 + 
  */
 function* candidateSlots(search: SlotSearch): Generator<TimeSpan> {
   const duration = search.durationMinutes * MINUTE_MS;
+  const { PlainDate, PlainTime } = temporal();
   const lastDay = zonedAt(search.to, search.timeZone).toPlainDate();
   for (
     let day = zonedAt(search.from, search.timeZone).toPlainDate();
-    Temporal.PlainDate.compare(day, lastDay) <= 0;
+    PlainDate.compare(day, lastDay) <= 0;
     day = day.add({ days: 1 })
   ) {
     if (!search.weekdays.has(day.dayOfWeek)) {
@@ -83,7 +90,7 @@ function* candidateSlots(search: SlotSearch): Generator<TimeSpan> {
     ) {
       const start = day.toZonedDateTime({
         timeZone: search.timeZone,
-        plainTime: new Temporal.PlainTime(Math.floor(minute / 60), minute % 60),
+        plainTime: new PlainTime(Math.floor(minute / 60), minute % 60),
       });
       if (minutesOfDay(start) !== minute) {
         continue;

@@ -1,10 +1,18 @@
 import type { RRuleTemporal as Rule } from 'rrule-temporal' with { 'resolution-mode': 'import' };
-
-// The package's types are ES module declarations; at run time its CommonJS build is loaded.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { RRuleTemporal } = require('rrule-temporal') as { RRuleTemporal: typeof Rule };
 import { ValidateBy } from 'class-validator';
-import { MINUTE_MS, Temporal, zonedAt } from '../../platform/shared/time-zone';
+import { MINUTE_MS, temporal, zonedAt } from '../../platform/shared/time-zone';
+
+let RRuleTemporal: typeof Rule | undefined;
+
+/**
+ * The rule class, loaded on first use like Temporal (time-zone.ts). The package's types are ES
+ * module declarations; at run time its CommonJS build is loaded.
+ */
+function ruleClass(): typeof Rule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  RRuleTemporal ??= (require('rrule-temporal') as { RRuleTemporal: typeof Rule }).RRuleTemporal;
+  return RRuleTemporal;
+}
 
 /**
  * Recurrence: an RFC 5545 RRULE (the subset calendars agree on: FREQ DAILY, WEEKLY or MONTHLY,
@@ -104,7 +112,7 @@ function untilInstant(until: string, zone: string): string {
   if (until.includes('T')) {
     return until;
   }
-  const date = Temporal.PlainDate.from(
+  const date = temporal().PlainDate.from(
     `${until.slice(0, 4)}-${until.slice(4, 6)}-${until.slice(6, 8)}`,
   );
   const end = date.toZonedDateTime({ timeZone: zone, plainTime: '23:59:59' }).toInstant();
@@ -123,7 +131,7 @@ export class Series {
       throw new Error('stored recurrence is not a valid rule');
     }
     this.rule = parts
-      ? new RRuleTemporal({
+      ? new (ruleClass())({
           rruleString:
             'RRULE:' +
             Object.entries(parts)

