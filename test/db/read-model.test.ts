@@ -43,10 +43,16 @@ describe('read models', () => {
     );
   });
 
+  it("never read a meeting's span, which the database keeps for overlap queries", () => {
+    expect([...readModelColumns(Meeting).values()].map((column) => column.name)).not.toContain(
+      'span',
+    );
+  });
+
   it('mark timestamps, and only them, to be answered as ISO 8601 text', () => {
     const timestamps = [...readModelColumns(Meeting)]
       .filter(([, column]) => column.timestamp)
       .map(([key]) => key);
-    expect(timestamps.sort()).toEqual(['createdAt', 'startTime', 'updatedAt']);
+    expect(timestamps.sort()).toEqual(['createdAt', 'recurrenceEndsAt', 'startTime', 'updatedAt']);
   });
 });
