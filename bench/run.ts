@@ -2,7 +2,7 @@ import { cleanupWrites, databaseName, readFixtures } from './lib/db';
 import { parseOptions, USAGE, UsageError } from './lib/options';
 import { memoryOf } from './lib/processes';
 import { eventsSection, markdown, type Report, runSettings } from './lib/report';
-import { SCENARIOS, sendAcceptEncoding } from './lib/scenarios';
+import { hasBaseline, scenarioInfo, sendAcceptEncoding } from './lib/scenarios';
 import type { Summary } from './lib/stats';
 import { buildRef, workingTreeBuild } from './run/ab-build';
 import { abMode } from './run/ab-mode';
@@ -15,7 +15,8 @@ import { profileMode } from './run/profile-mode';
 import { fmt, log } from './run/progress';
 import { environment, runNotes, writeReport } from './run/report-files';
 import { setServiceEnv, startBaseline, startService } from './run/targets';
-import { loadGenerator, measurePair } from './run/timed-runs';
+import { cleanupSuggestTimes, suggestTimesFor } from './run/suggest-setup';
+import { loadGenerator, measurePair, measureScenario } from './run/timed-runs';
 import { killRunningServices } from '../test/helpers/service-process';
 
 /**
@@ -75,6 +76,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const baseline = await startBaseline(dbUrl);
   try {
     let ctx = await prepareContext(dbUrl, service);
+    ctx.suggest = await suggestTimesFor(options.scenarios, ctx, service);
     const { statements, searchCounts } = await checkEquality(
       ctx,
       service,
@@ -82,11 +84,22 @@ async function main(argv: readonly string[]): Promise<void> {
       options.scenarios,
       true,
     );
-    log(`Bodies are byte-for-byte equal for all ${options.scenarios.length} scenarios.`);
+    const alone = options.scenarios.filter((key) => !hasBaseline(key));
+    const compared = options.scenarios.length - alone.length;
+    log(
+      [
+        compared > 0
+          ? `Bodies are byte-for-byte equal for all ${compared} scenarios with a baseline.`
+          : '',
+        alone.length > 0 ? `No baseline for ${alone.join(', ')}: answered what it must.` : '',
+      ]
+        .filter(Boolean)
+        .join(' '),
+    );
     for (const key of options.scenarios) {
       const s = statements.get(key);
       log(
-        `  SQL statements per request, ${key}: service ${s?.service.toFixed(1)}, baseline ${s?.baseline.toFixed(1)}`,
+        `  SQL statements per request, ${key}: service ${s?.service.toFixed(1)}, baseline ${hasBaseline(key) ? s?.baseline.toFixed(1) : '– (none)'}`,
       );
     }
     // Pass 2: timed, the service logging warnings only (--quick keeps it as it is, logs and all).
@@ -94,13 +107,13 @@ async function main(argv: readonly string[]): Promise<void> {
       await service.stop();
       log('Restarting the service with LOG_LEVEL=warn for the timed runs.');
       service = await startService(dbUrl, 'warn');
-      ctx = await prepareContext(dbUrl, service);
+      ctx = await prepareContext(dbUrl, service, ctx.suggest);
     }
     const rows: Report['scenarios'] = [];
     let searchC1: { service: Summary; baseline: Summary } | null = null;
     for (const key of options.scenarios) {
-      const info = SCENARIOS.find((s) => s.key === key) as (typeof SCENARIOS)[number];
-      const pair = await measurePair(ctx, key, { service, baseline }, options, info.title);
+      const info = scenarioInfo(key);
+      const pair = await measureScenario(ctx, key, { service, baseline }, options, info.title);
       rows.push({ info, ...pair, statements: statements.get(key) as Statements });
       if (key === 'writes') {
         await cleanupWrites(dbUrl, writerId);
@@ -130,7 +143,7 @@ async function main(argv: readonly string[]): Promise<void> {
     const searchRow = rows.find((r) => r.info.key === 'search');
     const growth: Report['growth'] = !options.growth
       ? { skipped: options.quick ? '--quick' : '--no-growth' }
-      : !searchRow || !searchC1
+      : !searchRow?.baseline || !searchC1
         ? { skipped: 'scenario 3 was not run' }
         : await searchGrowth(options, {
             service: searchRow.service,
@@ -162,7 +175,7 @@ async function main(argv: readonly string[]): Promise<void> {
       cluster,
       peers,
       events,
-      notes: runNotes(options, ctx.fixtures.busy),
+      notes: runNotes(options, ctx),
     };
     const path = writeReport(report);
     log(
@@ -173,6 +186,7 @@ async function main(argv: readonly string[]): Promise<void> {
     await service.stop();
     await baseline.stop();
     await cleanupWrites(dbUrl, writerId).catch(() => undefined);
+    await cleanupSuggestTimes(dbUrl).catch(() => undefined);
   }
 }
 

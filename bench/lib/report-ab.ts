@@ -17,7 +17,8 @@ export interface AbReport {
     info: ScenarioInfo;
     a: Summary;
     b: Summary;
-    baseline: Summary;
+    /** Null for a scenario the baseline does not answer. */
+    baseline: Summary | null;
     comparison: AbComparison;
     /** SQL statements per request of each build, from the equality pass. */
     statements: { a: number; b: number };
@@ -65,7 +66,7 @@ export function abMarkdown(report: AbReport): string {
     out.push(
       `| ${row.info.title} | ${int(row.a.rps)} | ${int(row.b.rps)} | ${withRange(c.rps)} | ${each(c.rps)} | ` +
         `${ms(c.cpuMs.a)} | ${ms(c.cpuMs.b)} | ${withRange(c.cpu)} | ${each(c.cpu)} | ` +
-        `${ratio(row.a.rps, row.baseline.rps)} | ${ratio(row.b.rps, row.baseline.rps)} | ` +
+        `${ratio(row.a.rps, row.baseline?.rps ?? Number.NaN)} | ${ratio(row.b.rps, row.baseline?.rps ?? Number.NaN)} | ` +
         `${statements(row.statements.a)}; ${statements(row.statements.b)} | ${c.reading} |`,
     );
   }
@@ -87,7 +88,7 @@ export function abMarkdown(report: AbReport): string {
       ] as const
     )
       .map(([name, sum]) => {
-        const entries = Object.entries(sum.failures);
+        const entries = Object.entries(sum?.failures ?? {});
         return entries.length === 0
           ? ''
           : `${name} ${entries.map(([k, v]) => `${k}: ${v}`).join(', ')}`;
@@ -96,8 +97,8 @@ export function abMarkdown(report: AbReport): string {
       .join('; ');
     out.push(
       `| ${row.info.title} | ${row.a.roundRps.map(int).join(', ')} | ${row.b.roundRps.map(int).join(', ')} | ` +
-        `${row.baseline.roundRps.map(int).join(', ')} | ${ms(row.a.p50)}; ${ms(row.b.p50)} | ` +
-        `${[row.a, row.b, row.baseline].map((x) => x.contention.toFixed(2)).join('; ')} | ${bad || 'none'} |`,
+        `${row.baseline?.roundRps.map(int).join(', ') ?? 'no baseline'} | ${ms(row.a.p50)}; ${ms(row.b.p50)} | ` +
+        `${[row.a, row.b, row.baseline].map((x) => x?.contention.toFixed(2) ?? '–').join('; ')} | ${bad || 'none'} |`,
     );
   }
   out.push('', '## Notes', '', ...report.notes.map((n) => `- ${n}`), '');

@@ -34,7 +34,8 @@ export interface Report {
   scenarios: {
     info: ScenarioInfo;
     service: Summary;
-    baseline: Summary;
+    /** Null for a scenario the baseline does not answer (`info.noBaseline`). */
+    baseline: Summary | null;
     statements: { service: number; baseline: number; detail?: string };
   }[];
   searchQueries: { q: string; count: number }[];
@@ -61,6 +62,13 @@ export interface Report {
   notes: string[];
 }
 
+/** What a baseline column shows for a scenario without one. */
+const NO_BASELINE = 'no baseline';
+
+/** A baseline figure, or NO_BASELINE. */
+const orNone = (summary: Summary | null, shown: (s: Summary) => string): string =>
+  summary ? shown(summary) : NO_BASELINE;
+
 function failures(summary: Summary): string {
   const entries = Object.entries(summary.failures);
   return entries.length === 0 ? '' : entries.map(([k, v]) => `${k}: ${v}`).join(', ');
@@ -81,6 +89,12 @@ export function markdown(report: Report, chartFile: string): string {
     '## Results',
     '',
     'Ratios are service ÷ baseline: below 1× for throughput and above 1× for latency mean the service is slower.',
+    ...report.scenarios
+      .filter((row) => row.info.noBaseline)
+      .map(
+        (row) =>
+          `"${NO_BASELINE}": ${row.info.title} is measured on the service alone, absolute numbers without a ratio (${row.info.noBaseline}).`,
+      ),
     '',
     '| scenario | req/s service | req/s baseline | req/s ratio | p50 ms service | p50 ms baseline | p50 ratio | p99 ms service | p99 ms baseline | p99 ratio |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
@@ -88,9 +102,9 @@ export function markdown(report: Report, chartFile: string): string {
   for (const row of report.scenarios) {
     const { service: sv, baseline: bl } = row;
     out.push(
-      `| ${row.info.title} | ${int(sv.rps)} | ${int(bl.rps)} | ${ratio(sv.rps, bl.rps)} | ` +
-        `${ms(sv.p50)} | ${ms(bl.p50)} | ${ratio(sv.p50, bl.p50)} | ${ms(sv.p99)} | ${ms(bl.p99)} | ` +
-        `${ratio(sv.p99, bl.p99)} |`,
+      `| ${row.info.title} | ${int(sv.rps)} | ${orNone(bl, (b) => int(b.rps))} | ${ratio(sv.rps, bl?.rps ?? Number.NaN)} | ` +
+        `${ms(sv.p50)} | ${orNone(bl, (b) => ms(b.p50))} | ${ratio(sv.p50, bl?.p50 ?? Number.NaN)} | ` +
+        `${ms(sv.p99)} | ${orNone(bl, (b) => ms(b.p99))} | ${ratio(sv.p99, bl?.p99 ?? Number.NaN)} |`,
     );
   }
   out.push(
@@ -106,9 +120,9 @@ export function markdown(report: Report, chartFile: string): string {
   for (const row of report.scenarios) {
     const { service: sv, baseline: bl } = row;
     out.push(
-      `| ${row.info.title} | ${statements(row.statements.service)} | ${statements(row.statements.baseline)} | ` +
-        `${ms(sv.cpuPerRequest)} | ${ms(bl.cpuPerRequest)} | ${ratio(sv.cpuPerRequest, bl.cpuPerRequest)} | ` +
-        `${ms(sv.databaseCpuPerRequest)} | ${ms(bl.databaseCpuPerRequest)} | ${mib(sv.peakRss)} | ${mib(bl.peakRss)} |`,
+      `| ${row.info.title} | ${statements(row.statements.service)} | ${orNone(bl, () => statements(row.statements.baseline))} | ` +
+        `${ms(sv.cpuPerRequest)} | ${orNone(bl, (b) => ms(b.cpuPerRequest))} | ${ratio(sv.cpuPerRequest, bl?.cpuPerRequest ?? Number.NaN)} | ` +
+        `${ms(sv.databaseCpuPerRequest)} | ${orNone(bl, (b) => ms(b.databaseCpuPerRequest))} | ${mib(sv.peakRss)} | ${orNone(bl, (b) => mib(b.peakRss))} |`,
     );
   }
   out.push(
@@ -124,14 +138,15 @@ export function markdown(report: Report, chartFile: string): string {
     '| --- | --- | --- | --- | --- | --- |',
   );
   for (const row of report.scenarios) {
-    const rounds = `${row.service.roundRps.map(int).join(', ')}; ${row.baseline.roundRps.map(int).join(', ')}`;
+    const bl = row.baseline;
+    const rounds = `${row.service.roundRps.map(int).join(', ')}; ${orNone(bl, (b) => b.roundRps.map(int).join(', '))}`;
     const bad = [
       failures(row.service) && `service ${failures(row.service)}`,
-      failures(row.baseline) && `baseline ${failures(row.baseline)}`,
+      bl && failures(bl) && `baseline ${failures(bl)}`,
     ]
       .filter(Boolean)
       .join('; ');
-    const others = `${row.service.contention.toFixed(2)}; ${row.baseline.contention.toFixed(2)}`;
+    const others = `${row.service.contention.toFixed(2)}; ${orNone(bl, (b) => b.contention.toFixed(2))}`;
     out.push(
       `| ${row.info.title} | ${row.info.what} | ${rounds} | ${bad || 'none'} | ${others} | ${row.statements.detail ?? ''} |`,
     );
@@ -213,16 +228,26 @@ export function chart(report: Report): string {
   ];
   report.scenarios.forEach((row, i) => {
     const y = top + i * rowHeight;
-    const scale = Math.max(row.service.rps, row.baseline.rps, 1);
+    const bl = row.baseline;
+    const scale = Math.max(row.service.rps, bl?.rps ?? 0, 1);
     const sw = Math.max(1, (row.service.rps / scale) * barMax);
-    const bw = Math.max(1, (row.baseline.rps / scale) * barMax);
-    const share = row.baseline.rps > 0 ? row.service.rps / row.baseline.rps : 0;
     parts.push(
       `<text x="20" y="${y + 24}">${escapeXml(row.info.title)}</text>`,
       `<rect x="${left}" y="${y + 6}" width="${sw.toFixed(1)}" height="18" fill="#2f6fb0"/>`,
       `<text x="${(left + sw + 6).toFixed(1)}" y="${y + 20}" fill="#2f6fb0">${int(row.service.rps)} (p50 ${ms(row.service.p50)} ms)</text>`,
+    );
+    if (!bl) {
+      parts.push(
+        `<text x="${left}" y="${y + 42}" fill="#555">${NO_BASELINE}: the service alone</text>`,
+        `<text x="${width - 20}" y="${y + 32}" text-anchor="end" fill="#555">–</text>`,
+      );
+      return;
+    }
+    const bw = Math.max(1, (bl.rps / scale) * barMax);
+    const share = bl.rps > 0 ? row.service.rps / bl.rps : 0;
+    parts.push(
       `<rect x="${left}" y="${y + 28}" width="${bw.toFixed(1)}" height="18" fill="#b9b9b9"/>`,
-      `<text x="${(left + bw + 6).toFixed(1)}" y="${y + 42}" fill="#555">${int(row.baseline.rps)} (p50 ${ms(row.baseline.p50)} ms)</text>`,
+      `<text x="${(left + bw + 6).toFixed(1)}" y="${y + 42}" fill="#555">${int(bl.rps)} (p50 ${ms(bl.p50)} ms)</text>`,
       `<text x="${width - 20}" y="${y + 32}" text-anchor="end" font-weight="bold" fill="${share < 0.5 ? '#b03a2e' : '#1e7d32'}">${share.toFixed(2)}×</text>`,
     );
   });

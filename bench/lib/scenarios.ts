@@ -1,7 +1,8 @@
 import type { Fixtures } from './db';
 import type { PlannedRequest } from './protocol';
+import type { SuggestTimes } from './suggest-plan';
 
-/** The scenarios, each run against the service and the baseline alike. */
+/** The scenarios, each run against the service and the baseline alike (unless `noBaseline`). */
 
 export type ScenarioKey =
   | 'meeting-rest'
@@ -10,12 +11,19 @@ export type ScenarioKey =
   | 'requests'
   | 'following'
   | 'my-meetings'
-  | 'writes';
+  | 'writes'
+  | 'suggest-times';
 
 export interface ScenarioInfo {
   key: ScenarioKey;
   title: string;
   what: string;
+  /**
+   * Why the baseline has no counterpart, for a scenario measured on the service alone (absolute
+   * numbers, no ratio; its answer is checked against what it must be instead). Absent: the
+   * baseline answers the same bytes.
+   */
+  noBaseline?: string;
 }
 
 export const SCENARIOS: readonly ScenarioInfo[] = [
@@ -54,7 +62,26 @@ export const SCENARIOS: readonly ScenarioInfo[] = [
     title: '7. REST add participant + approve',
     what: 'POST …/participants/add (owner adds a user to a fresh meeting), then POST …/approve (that user accepts)',
   },
+  {
+    key: 'suggest-times',
+    title: '8. GraphQL suggestMeetingTimes',
+    what:
+      'POST /graphql suggestMeetingTimes as bench.team.lead for itself and 9 colleagues: 14 days, ' +
+      '09:00–17:00 Europe/Berlin, 30 minutes, every 15, ≥ 80% free, first 5; their meetings ' +
+      '(weekly series among them) are made through the API before the scenario',
+    noBaseline:
+      'the baseline has no recurrence expansion or time-zone slot search: the service alone, ' +
+      'its answer checked against the one its planned meetings make',
+  },
 ];
+
+/** The scenario's description. */
+export const scenarioInfo = (key: ScenarioKey): ScenarioInfo =>
+  SCENARIOS.find((s) => s.key === key) as ScenarioInfo;
+
+/** Whether the baseline answers the scenario (else it is measured on the service alone). */
+export const hasBaseline = (key: ScenarioKey): boolean =>
+  scenarioInfo(key).noBaseline === undefined;
 
 /** Search texts, rotated: common and rarer 2–3 letter substrings. */
 export const SEARCH_QUERIES = ['an', 'li', 'mar', 'son', 'kim'] as const;
@@ -67,12 +94,22 @@ const MEETING_FIELDS =
 
 export const GRAPHQL_MEETING = `query BenchMeeting($meetingId: UUID!) { meeting(meetingId: $meetingId) { ${MEETING_FIELDS} } }`;
 export const GRAPHQL_MY_MEETINGS = `query BenchMyMeetings($limit: Int) { myMeetings(limit: $limit) { ${MEETING_FIELDS} } }`;
+export const GRAPHQL_SUGGEST_TIMES =
+  'query BenchSuggestTimes($input: SuggestMeetingTimesInput!) { suggestMeetingTimes(input: $input) ' +
+  '{ startTime endTime availableUserIds unavailableUserIds } }';
 
 /** Access tokens of the callers (issued by the service's login). */
 export interface Callers {
   demo: string;
   inbox: string;
   busy: string;
+}
+
+/** What the scenarios' requests are made of: ids, callers, and suggest-times' setup if made. */
+export interface ScenarioData {
+  fixtures: Fixtures;
+  callers: Callers;
+  suggest: SuggestTimes | null;
 }
 
 /** Headers every planned request carries besides its own (set once from the options). */
@@ -107,8 +144,7 @@ function graphql(
 /** The requests of a read scenario (the same for the service and the baseline). */
 export function readRequests(
   key: Exclude<ScenarioKey, 'writes'>,
-  fixtures: Fixtures,
-  callers: Callers,
+  { fixtures, callers, suggest }: ScenarioData,
 ): PlannedRequest[] {
   switch (key) {
     case 'meeting-rest':
@@ -137,6 +173,15 @@ export function readRequests(
       return [{ method: 'GET', path: '/api/v1/follow/following', headers: bearer(callers.demo) }];
     case 'my-meetings':
       return [graphql(callers.busy, 'BenchMyMeetings', GRAPHQL_MY_MEETINGS, { limit: 20 })];
+    case 'suggest-times':
+      if (!suggest) {
+        throw new Error('suggest-times: its meetings were not made (run/suggest-setup.ts)');
+      }
+      return [
+        graphql(suggest.token, 'BenchSuggestTimes', GRAPHQL_SUGGEST_TIMES, {
+          input: suggest.input,
+        }),
+      ];
   }
 }
 

@@ -7,12 +7,13 @@ import { RESULTS } from '../lib/paths';
 import type { Server } from '../lib/processes';
 import { runSettings } from '../lib/report';
 import { abMarkdown, type AbReport } from '../lib/report-ab';
-import { SCENARIOS } from '../lib/scenarios';
+import { hasBaseline, scenarioInfo } from '../lib/scenarios';
 import { summarize } from '../lib/stats';
 import type { Build } from './ab-build';
 import { checkEquality, compareAnswers, type SideStatements } from './equality';
 import { prepareContext } from './prepare';
 import { fmt, log } from './progress';
+import { cleanupSuggestTimes, suggestTimesFor } from './suggest-setup';
 import { startBaseline, startService } from './targets';
 import { measure, noRuns } from './timed-runs';
 
@@ -47,12 +48,25 @@ export async function abMode(
     // Both builds must derive the bench's key; the callers sign in through B.
     await prepareContext(dbUrl, servers.A);
     let ctx = await prepareContext(dbUrl, servers.B);
+    ctx.suggest = await suggestTimesFor(options.scenarios, ctx, servers.B);
     await checkEquality(ctx, servers.B, servers.baseline, options.scenarios, false);
-    log(`B answers what the baseline answers for all ${options.scenarios.length} scenarios.`);
+    const alone = options.scenarios.filter((key) => !hasBaseline(key));
+    const compared = options.scenarios.length - alone.length;
+    log(
+      [
+        compared > 0
+          ? `B answers what the baseline answers for all ${compared} scenarios with a baseline.`
+          : '',
+        alone.length > 0 ? `No baseline for ${alone.join(', ')}: B answered what it must.` : '',
+      ]
+        .filter(Boolean)
+        .join(' '),
+    );
     const sides = (side: 'A' | 'B') => ({
       name: `${side} (${builds[side === 'A' ? 'a' : 'b'].label})`,
       server: servers[side],
       counts: 'log' as const,
+      baseline: false,
     });
     const same = await compareAnswers(ctx, sides('A'), sides('B'), options.scenarios, true);
     log(`A and B answer the same bytes for all ${options.scenarios.length} scenarios.`);
@@ -61,15 +75,16 @@ export async function abMode(
       await Promise.all([servers.A.stop(), servers.B.stop()]);
       servers.A = await startBuild(dbUrl, builds.a, 'A', 'warn');
       servers.B = await startBuild(dbUrl, builds.b, 'B', 'warn');
-      ctx = await prepareContext(dbUrl, servers.B);
+      ctx = await prepareContext(dbUrl, servers.B, ctx.suggest);
     }
 
     const rows: AbReport['scenarios'] = [];
     for (const key of options.scenarios) {
-      const info = SCENARIOS.find((s) => s.key === key) as (typeof SCENARIOS)[number];
+      const info = scenarioInfo(key);
       const runs = { A: noRuns(), B: noRuns(), baseline: noRuns() };
       for (let round = 1; round <= options.rounds; round += 1) {
-        for (const side of roundOrder(round)) {
+        // A and B only, when the baseline does not answer the scenario.
+        for (const side of roundOrder(round).filter((s) => s !== 'baseline' || hasBaseline(key))) {
           const label = `${info.title} · ${side.padEnd(8)} · round ${round}/${options.rounds}`;
           await measure(ctx, key, servers[side], options, label, runs[side]);
         }
@@ -82,7 +97,7 @@ export async function abMode(
         info,
         a: summarize(runs.A.results, runs.A.peakRss),
         b: summarize(runs.B.results, runs.B.peakRss),
-        baseline: summarize(runs.baseline.results, runs.baseline.peakRss),
+        baseline: hasBaseline(key) ? summarize(runs.baseline.results, runs.baseline.peakRss) : null,
         comparison: compareBuilds(runs.A.results, runs.B.results),
         statements: { a: sql.first, b: sql.second },
       });
@@ -101,7 +116,10 @@ export async function abMode(
       ),
       scenarios: rows,
       notes: [
-        `Before timing, every scenario's requests went to A and to B: status and body byte-for-byte equal (writes: equal but for the new participant's id, meeting id and timestamps, and the same stored statuses); B's also equal to the baseline's.`,
+        `Before timing, every scenario's requests went to A and to B: status and body byte-for-byte equal (writes: equal but for the new participant's id, meeting id and timestamps, and the same stored statuses); B's also equal to the baseline's, or for a scenario without a baseline the answer it must give.`,
+        ...(ctx.suggest
+          ? [`${scenarioInfo('suggest-times').title} (no baseline): ${ctx.suggest.summary}.`]
+          : []),
         `Timed runs use LOG_LEVEL=${options.quick ? 'info (--quick does not restart the services)' : 'warn'}; SQL statements per request come from the equality pass (the \`sqlStatements\` log field; BEGIN/COMMIT not counted).`,
         'Both builds start as `npm start` does: `node <package.json config.nodeFlags of that build> dist/src/main.js`, NODE_ENV=production, the same JWT secret and DATABASE_URL.',
         `Compiled by each build's own \`npm run build\`: A \`${builds.a.buildCommand}\`; B \`${builds.b.buildCommand}\`.`,
@@ -122,5 +140,6 @@ export async function abMode(
   } finally {
     await Promise.all(Object.values(servers).map((server) => server.stop()));
     await cleanupWrites(dbUrl, writerId).catch(() => undefined);
+    await cleanupSuggestTimes(dbUrl).catch(() => undefined);
   }
 }

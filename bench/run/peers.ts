@@ -118,7 +118,7 @@ export async function peersPass(
   options: BenchOptions,
 ): Promise<PeersReport> {
   const requests = (key: Exclude<ScenarioKey, 'writes'>): PlannedRequest[] =>
-    readRequests(key, ctx.fixtures, ctx.callers);
+    readRequests(key, ctx);
   const serviceAnswer = await send(
     ours.service.url,
     requests('meeting-graphql')[0] as PlannedRequest,

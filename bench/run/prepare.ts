@@ -9,7 +9,6 @@ import {
   SMALL_DATA,
   ensureDatabase,
   ensureStatistics,
-  type Fixtures,
   readFixtures,
   seed,
   seedProblems,
@@ -19,7 +18,7 @@ import { signAccessToken } from '../lib/jwt';
 import type { BenchOptions } from '../lib/options';
 import { ROOT } from '../lib/paths';
 import type { Server } from '../lib/processes';
-import type { Callers } from '../lib/scenarios';
+import type { ScenarioData } from '../lib/scenarios';
 import { fmt, log } from './progress';
 import { KEYS, PASSWORD, TOKENS } from './targets';
 
@@ -69,15 +68,21 @@ export async function prepareDatabase(url: string, spec: DataSpec, reseed: boole
   }
 }
 
-export interface BenchContext {
+export interface BenchContext extends ScenarioData {
   dbUrl: string;
-  fixtures: Fixtures;
-  callers: Callers;
   writerToken: string;
   invitees: { id: string; token: string }[];
 }
 
-export async function prepareContext(dbUrl: string, service: Server): Promise<BenchContext> {
+/**
+ * The callers and ids of the scenarios. suggest-times' meetings are made apart
+ * (run/suggest-setup.ts), once a run: pass what was made to keep it across restarts.
+ */
+export async function prepareContext(
+  dbUrl: string,
+  service: Server,
+  suggest: BenchContext['suggest'] = null,
+): Promise<BenchContext> {
   const fixtures = await readFixtures(dbUrl, INVITEES);
   const jwks = (await (await fetch(`${service.url}/.well-known/jwks.json`)).json()) as {
     keys?: { x?: string }[];
@@ -96,6 +101,7 @@ export async function prepareContext(dbUrl: string, service: Server): Promise<Be
     dbUrl,
     fixtures,
     callers: { demo, inbox, busy },
+    suggest,
     writerToken: signAccessToken(KEYS, TOKENS, fixtures.writerId),
     invitees: fixtures.invitees.map((id) => ({ id, token: signAccessToken(KEYS, TOKENS, id) })),
   };

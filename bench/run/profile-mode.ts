@@ -8,6 +8,7 @@ import { SCENARIOS, type ScenarioKey } from '../lib/scenarios';
 import { summarize } from '../lib/stats';
 import { prepareContext } from './prepare';
 import { fmt, log } from './progress';
+import { cleanupSuggestTimes, suggestTimesFor } from './suggest-setup';
 import { startService } from './targets';
 import { measure, noRuns } from './timed-runs';
 
@@ -27,6 +28,7 @@ export async function profileMode(
     const run = noRuns();
     try {
       const ctx = await prepareContext(options.databaseUrl, service);
+      ctx.suggest = await suggestTimesFor([key], ctx, service);
       await measure(ctx, key, service, options, `profile ${key}`, run);
     } finally {
       await service.stop();
@@ -45,6 +47,7 @@ export async function profileMode(
     log(section);
   }
   await cleanupWrites(options.databaseUrl, (await readFixtures(options.databaseUrl, 1)).writerId);
+  await cleanupSuggestTimes(options.databaseUrl);
   writeFileSync(join(RESULTS, 'profiles.md'), sections.join('\n'));
   log(
     `Profiles in ${join('bench', 'results', 'profiles')}; summaries in bench/results/profiles.md ` +

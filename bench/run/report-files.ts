@@ -2,10 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { type Fixtures, withClient } from '../lib/db';
+import { withClient } from '../lib/db';
 import type { BenchOptions } from '../lib/options';
 import { RESULTS, ROOT, serviceNodeFlags } from '../lib/paths';
 import { chart, markdown, type Report } from '../lib/report';
+import { scenarioInfo } from '../lib/scenarios';
+import type { BenchContext } from './prepare';
 
 // The report's facts about the machine and the code, and its files in bench/results/.
 
@@ -58,7 +60,8 @@ export function writeReport(report: Report): string {
 }
 
 /** What a reader of the report needs to know about how this run measured. */
-export function runNotes(options: BenchOptions, busy: Fixtures['busy']): string[] {
+export function runNotes(options: BenchOptions, ctx: BenchContext): string[] {
+  const busy = ctx.fixtures.busy;
   return [
     `Timed runs use LOG_LEVEL=${options.quick ? 'info (--quick does not restart the service)' : 'warn'}; SQL statements per request come from the equality pass with LOG_LEVEL=info (the service's \`sqlStatements\` log field; the baseline counts its own; neither counts BEGIN/COMMIT).`,
     ...(Object.keys(options.serviceEnv).length > 0
@@ -70,7 +73,12 @@ export function runNotes(options: BenchOptions, busy: Fixtures['busy']): string[
         ]
       : []),
     'The service caches verified access tokens (src/platform/auth/tokens.ts); the baseline verifies the signature on every request, as specified.',
-    `Bodies of every scenario were checked byte-for-byte equal before measuring (writes: equal but for the new participant's id, meeting id and timestamps, and the same stored statuses).`,
+    `Bodies of every scenario with a baseline were checked byte-for-byte equal before measuring (writes: equal but for the new participant's id, meeting id and timestamps, and the same stored statuses).`,
+    ...(ctx.suggest
+      ? [
+          `${scenarioInfo('suggest-times').title} has no baseline (${scenarioInfo('suggest-times').noBaseline}): ${ctx.suggest.summary}. Before measuring, the service's freeBusy of the 10 attendees equalled the busy time the plan makes, and its suggestions the ones the plan makes. The meetings are deleted at the end of the run.`,
+        ]
+      : []),
     'The baseline is the practical limit for this stack: it verifies the same EdDSA token, loads the caller and runs the fewest SQL statements (joins instead of per-relation queries) with prepared statements.',
     `Writes: each add goes to a fresh meeting (created before each run, deleted after the scenario), each approve is by the user just added; the caller of "my meetings" is ${busy.email} (${busy.meetings} meetings).`,
   ];

@@ -12,7 +12,7 @@ import {
   type Server,
 } from '../lib/processes';
 import type { LoadJob, LoadMessage, LoadPlan, LoadResult } from '../lib/protocol';
-import { readRequests, type ScenarioKey } from '../lib/scenarios';
+import { hasBaseline, readRequests, type ScenarioKey } from '../lib/scenarios';
 import { summarize, type Summary } from '../lib/stats';
 import type { BenchContext } from './prepare';
 import { fmt, status } from './progress';
@@ -102,7 +102,7 @@ async function planFor(
   options: BenchOptions,
 ): Promise<LoadPlan> {
   if (key !== 'writes') {
-    return { kind: 'cycle', requests: readRequests(key, ctx.fixtures, ctx.callers) };
+    return { kind: 'cycle', requests: readRequests(key, ctx) };
   }
   // Enough fresh meetings that each gets only a few participants, whatever the rate.
   const count = Math.min(
@@ -192,6 +192,28 @@ export async function alternating<S>(
       await run(sides[(round - 1 + i) % sides.length] as S, round);
     }
   }
+}
+
+/**
+ * A scenario against both targets, `rounds` times, alternating which goes first; against the
+ * service alone, and no baseline numbers, when the baseline does not answer it.
+ */
+export async function measureScenario(
+  ctx: BenchContext,
+  key: ScenarioKey,
+  targets: { service: Server; baseline: Server },
+  options: BenchOptions,
+  title: string,
+): Promise<{ service: Summary; baseline: Summary | null }> {
+  if (hasBaseline(key)) {
+    return measurePair(ctx, key, targets, options, title);
+  }
+  const runs = noRuns();
+  for (let round = 1; round <= options.rounds; round += 1) {
+    const label = `${title} · service  · round ${round}/${options.rounds}`;
+    await measure(ctx, key, targets.service, options, label, runs);
+  }
+  return { service: summarize(runs.results, runs.peakRss), baseline: null };
 }
 
 /** A scenario against both targets, `rounds` times, alternating which goes first. */

@@ -61,9 +61,12 @@ export class AvailabilityService {
     const busy = this.busyByUser(await this.stores.availability.busyMeetings(sharing, [window]), [
       window,
     ]);
+    // What is shown is capped; suggestions and conflicts weigh all of it.
     return ids.map((userId) => ({
       userId,
-      busy: sharing.includes(userId) ? (busy.get(userId) ?? []) : null,
+      busy: sharing.includes(userId)
+        ? (busy.get(userId) ?? []).slice(0, AVAILABILITY_LIMITS.rangesPerUser)
+        : null,
     }));
   }
 
@@ -133,7 +136,9 @@ export class AvailabilityService {
       return question.userIds
         .flatMap((userId) => {
           const ranges = sharing.has(userId) ? byUser.get(userId) : undefined;
-          return ranges && ranges.length > 0 ? [{ userId, busy: ranges }] : [];
+          return ranges && ranges.length > 0
+            ? [{ userId, busy: ranges.slice(0, AVAILABILITY_LIMITS.rangesPerUser) }]
+            : [];
         })
         .slice(0, AVAILABILITY_LIMITS.conflictsShown);
     });
@@ -228,11 +233,6 @@ export class AvailabilityService {
         }
       }
     }
-    return new Map(
-      [...spans].map(([userId, list]) => [
-        userId,
-        mergeSpans(list).slice(0, AVAILABILITY_LIMITS.rangesPerUser),
-      ]),
-    );
+    return new Map([...spans].map(([userId, list]) => [userId, mergeSpans(list)]));
   }
 }

@@ -19,35 +19,32 @@ export interface BusyMeeting extends Timing {
 const BUSY_STATES = [MeetingStatus.PENDING, MeetingStatus.CONFIRMED];
 
 /**
- * Whether meeting `m` may take time in one of the windows (arrays of their starts and ends, the
- * two last parameters): its span (the whole series) overlaps one, or one of its occurrences was
- * moved into one.
- */
-const IN_WINDOWS =
-  `exists (select 1 from unnest(?::timestamptz[], ?::timestamptz[]) w("lo", "hi") ` +
-  `where m."span" && tstzrange(w."lo", w."hi") or exists (select 1 from ` +
-  `"meeting_occurrence_changes" x where x."meeting_id" = m."id" and x."start_time" < w."hi" ` +
-  `and x."start_time" + make_interval(mins => m."duration_minutes") > w."lo"))`;
-
-/**
- * The meetings that keep some of the users busy in some of the windows, with whom they keep and
- * their changed occurrences, in one statement: through each user's accepted participations and
- * owned meetings (the owner is an accepted participant too; the union keeps each pair once).
+ * The meetings that keep some of the users busy in some of the windows (a multirange), with whom
+ * they keep and their changed occurrences, in one statement: the users' accepted participations
+ * (an owner is always an accepted participant, CONTRACT.md §5) in meetings whose span overlaps a
+ * window, or one of whose occurrences was moved into one. `span && multirange` is the GiST
+ * index's operator, so the planner may start from the window or from the users, by its estimates.
  */
 const BUSY =
-  `with "kept" as (` +
-  `select p."meeting_id", p."user_id" from "participants" p join "meetings" m ` +
-  `on m."id" = p."meeting_id" where p."user_id" = any(?::uuid[]) and p."status" = ? ` +
-  `and m."status"::text = any(?::text[]) and m."id" <> all(?::uuid[]) and ${IN_WINDOWS} ` +
-  `union select m."id", m."owner_id" from "meetings" m where m."owner_id" = any(?::uuid[]) ` +
-  `and m."status"::text = any(?::text[]) and m."id" <> all(?::uuid[]) and ${IN_WINDOWS}) ` +
+  `with "moved" as (select distinct x."meeting_id" from "meeting_occurrence_changes" x ` +
+  `join "meetings" mm on mm."id" = x."meeting_id" where x."start_time" is not null and ` +
+  `tstzrange(x."start_time", x."start_time" + make_interval(mins => mm."duration_minutes")) ` +
+  `&& ?::tstzmultirange), ` +
+  `"kept" as (select p."meeting_id", array_agg(p."user_id"::text) as "users" ` +
+  `from "participants" p join "meetings" m on m."id" = p."meeting_id" ` +
+  `where p."user_id" = any(?::uuid[]) and p."status" = ? and m."status"::text = any(?::text[]) ` +
+  `and (m."span" && ?::tstzmultirange or m."id" in (select "meeting_id" from "moved")) ` +
+  `group by p."meeting_id") ` +
   `select m."id", m."start_time", m."duration_minutes", m."time_zone", m."recurrence", ` +
   `k."users", (select coalesce(json_agg(json_build_object(` +
   `'originalStartTime', c."original_start_time", 'startTime', c."start_time", ` +
   `'cancelled', c."cancelled")), '[]') from "meeting_occurrence_changes" c ` +
   `where c."meeting_id" = m."id") as "edits" ` +
-  `from (select "meeting_id", array_agg("user_id"::text) as "users" from "kept" ` +
-  `group by "meeting_id") k join "meetings" m on m."id" = k."meeting_id"`;
+  `from "kept" k join "meetings" m on m."id" = k."meeting_id"`;
+
+/** Windows as a PostgreSQL multirange literal. */
+const multirange = (windows: readonly TimeSpan[]): string =>
+  `{${windows.map((w) => `[${w.start.toISOString()},${w.end.toISOString()})`).join(',')}}`;
 
 /** pg answers a text[] column as an array, or (text mode) as its literal `{a,b}`. */
 function textArray(value: unknown): string[] {
@@ -63,34 +60,23 @@ export class AvailabilityStore {
   constructor(private readonly em: EntityManager) {}
 
   /**
-   * The meetings that keep any of `userIds` busy in any of `windows`, leaving out `except` (the
-   * meetings whose own conflicts are asked for), in one statement whatever their number.
+   * The meetings that keep any of `userIds` busy in any of `windows`, in one statement whatever
+   * their number.
    */
   async busyMeetings(
     userIds: readonly string[],
     windows: readonly TimeSpan[],
-    except: readonly string[] = [],
   ): Promise<BusyMeeting[]> {
     if (userIds.length === 0 || windows.length === 0) {
       return [];
     }
-    const los = `{${windows.map((w) => w.start.toISOString()).join(',')}}`;
-    const his = `{${windows.map((w) => w.end.toISOString()).join(',')}}`;
-    const users = arrayLiteral(userIds);
-    const states = arrayLiteral(BUSY_STATES);
-    const excluded = arrayLiteral(except);
+    const inWindows = multirange(windows);
     const rows = await selectRows(this.em, BUSY, [
-      users,
+      inWindows,
+      arrayLiteral(userIds),
       ParticipantStatus.ACCEPTED,
-      states,
-      excluded,
-      los,
-      his,
-      users,
-      states,
-      excluded,
-      los,
-      his,
+      arrayLiteral(BUSY_STATES),
+      inWindows,
     ]);
     return rows.map((row) => ({
       id: row['id'] as string,

@@ -1,9 +1,12 @@
 import {
+  dayNumber,
+  instantAt,
+  isoWeekday,
+  localDayOf,
   MINUTE_MS,
-  type Temporal,
-  temporal,
+  nextDay,
   type TimeSpan,
-  zonedAt,
+  wallMinutes,
 } from '../../platform/shared/time-zone';
 
 /** The days of the week, as RFC 5545 names them, in ISO order (Monday is 1). */
@@ -63,50 +66,41 @@ function busyDuring(spans: readonly TimeSpan[], start: number, end: number): boo
   return span !== undefined && span.start.getTime() < end;
 }
 
-const minutesOfDay = (time: Temporal.ZonedDateTime): number => time.hour * 60 + time.minute;
-
 /**
  * The candidate starts: on each chosen weekday between from and to, every `stepMinutes` of wall
  * clock time from the start of working hours, where the slot ends (its duration later, in
  * absolute time, so across a daylight-saving change too) on the same day by the end of working
- * hours. A wall time the zone skips that day is no start.
+ * hours. A wall time the zone skips that day is no start. On a day whose offset is the same at
+ * both ends of working hours (all but a few a year), the starts are steps of plain milliseconds.
  */
 function* candidateSlots(search: SlotSearch): Generator<TimeSpan> {
-  const duration = search.durationMinutes * MINUTE_MS;
-  const { PlainDate, PlainTime } = temporal();
-  const lastDay = zonedAt(search.to, search.timeZone).toPlainDate();
+  const { timeZone: zone, workStart, workEnd, stepMinutes, durationMinutes } = search;
+  const duration = durationMinutes * MINUTE_MS;
+  const earliest = Math.max(search.from.getTime(), search.notBefore.getTime());
+  const lastDay = dayNumber(localDayOf(zone, search.to.getTime() - 1));
   for (
-    let day = zonedAt(search.from, search.timeZone).toPlainDate();
-    PlainDate.compare(day, lastDay) <= 0;
-    day = day.add({ days: 1 })
+    let day = localDayOf(zone, search.from.getTime());
+    dayNumber(day) <= lastDay;
+    day = nextDay(day)
   ) {
-    if (!search.weekdays.has(day.dayOfWeek)) {
+    if (!search.weekdays.has(isoWeekday(day))) {
       continue;
     }
-    for (
-      let minute = search.workStart;
-      minute + search.durationMinutes <= search.workEnd;
-      minute += search.stepMinutes
-    ) {
-      const start = day.toZonedDateTime({
-        timeZone: search.timeZone,
-        plainTime: new PlainTime(Math.floor(minute / 60), minute % 60),
-      });
-      if (minutesOfDay(start) !== minute) {
+    const opens = instantAt(zone, day, workStart * 60);
+    const closes = instantAt(zone, day, workEnd * 60);
+    const steady =
+      opens !== null && closes !== null && closes - opens === (workEnd - workStart) * MINUTE_MS;
+    for (let minute = workStart; minute + durationMinutes <= workEnd; minute += stepMinutes) {
+      const start = steady
+        ? (opens as number) + (minute - workStart) * MINUTE_MS
+        : instantAt(zone, day, minute * 60);
+      if (start === null || start < earliest || start + duration > search.to.getTime()) {
         continue;
       }
-      const startMs = start.epochMilliseconds;
-      const end = zonedAt(new Date(startMs + duration), search.timeZone);
-      const endMinute = minutesOfDay(end) + (end.toPlainDate().equals(day) ? 0 : 24 * 60);
-      if (
-        endMinute > search.workEnd ||
-        startMs < search.from.getTime() ||
-        startMs < search.notBefore.getTime() ||
-        startMs + duration > search.to.getTime()
-      ) {
+      if (!steady && wallMinutes(zone, day, start + duration) > workEnd) {
         continue;
       }
-      yield { start: new Date(startMs), end: new Date(startMs + duration) };
+      yield { start: new Date(start), end: new Date(start + duration) };
     }
   }
 }

@@ -1,12 +1,21 @@
 import type { RRuleTemporal as Rule } from 'rrule-temporal' with { 'resolution-mode': 'import' };
 import { ValidateBy } from 'class-validator';
-import { MINUTE_MS, temporal, zonedAt } from '../../platform/shared/time-zone';
+import {
+  DAY_MS,
+  dayNumber,
+  instantAt,
+  localStamp,
+  MINUTE_MS,
+} from '../../platform/shared/time-zone';
+
+const DAY_SECONDS = 86_400;
 
 let RRuleTemporal: typeof Rule | undefined;
 
 /**
- * The rule class, loaded on first use like Temporal (time-zone.ts). The package's types are ES
- * module declarations; at run time its CommonJS build is loaded.
+ * The rule class, loaded on first use (with the Temporal polyfill it bundles, it costs memory a
+ * process answering no time question never needs). The package's types are ES module
+ * declarations; at run time its CommonJS build is loaded.
  */
 function ruleClass(): typeof Rule {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -112,11 +121,32 @@ function untilInstant(until: string, zone: string): string {
   if (until.includes('T')) {
     return until;
   }
-  const date = temporal().PlainDate.from(
-    `${until.slice(0, 4)}-${until.slice(4, 6)}-${until.slice(6, 8)}`,
-  );
-  const end = date.toZonedDateTime({ timeZone: zone, plainTime: '23:59:59' }).toInstant();
-  return end.toString().replace(/[-:]/g, '').replace(/\.\d+/, '');
+  const day = {
+    year: Number(until.slice(0, 4)),
+    month: Number(until.slice(4, 6)),
+    day: Number(until.slice(6, 8)),
+  };
+  // The day's last second; on a day whose clock skips it (none known), its last minute's start.
+  const end = instantAt(zone, day, DAY_SECONDS - 1) ?? instantAt(zone, day, DAY_SECONDS - 60);
+  return `${localStamp('UTC', end ?? dayNumber(day) + DAY_MS - 1000)}Z`;
+}
+
+/** A rule's parts as text, a date UNTIL as the instant that day ends in `zone`. */
+const instantRule = (parts: RuleParts, zone: string): string =>
+  Object.entries(parts)
+    .map(([name, value]) =>
+      name === 'UNTIL' ? `UNTIL=${untilInstant(value, zone)}` : `${name}=${value}`,
+    )
+    .join(';');
+
+/**
+ * A stored rule as an iCalendar RRULE value beside a DTSTART in the zone (RFC 5545 §3.3.10: with a
+ * zoned DTSTART, UNTIL is a UTC date-time): a date UNTIL, through that day, becomes the instant
+ * the day ends in `zone`. Null for a rule that is not valid.
+ */
+export function calendarRule(recurrence: string, zone: string): string | null {
+  const parts = partsOf(recurrence);
+  return parts ? instantRule(parts, zone) : null;
 }
 
 /** The starts of a meeting's occurrences: one for a single meeting, its rule's for a series. */
@@ -132,16 +162,10 @@ export class Series {
     }
     this.rule = parts
       ? new (ruleClass())({
+          // DTSTART as wall-clock time in the zone; the library reads zones with its own Temporal.
           rruleString:
-            'RRULE:' +
-            Object.entries(parts)
-              .map(([name, value]) =>
-                name === 'UNTIL'
-                  ? `UNTIL=${untilInstant(value, timing.timeZone)}`
-                  : `${name}=${value}`,
-              )
-              .join(';'),
-          dtstart: zonedAt(this.start, timing.timeZone) as never,
+            `DTSTART;TZID=${timing.timeZone}:${localStamp(timing.timeZone, this.start.getTime())}\n` +
+            `RRULE:${instantRule(parts, timing.timeZone)}`,
           tzid: timing.timeZone,
           maxIterations: MAX_ITERATIONS,
         })

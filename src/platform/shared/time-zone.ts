@@ -1,19 +1,12 @@
-import type { Temporal } from '@js-temporal/polyfill';
-
-export type { Temporal };
-
-let loaded: typeof Temporal | undefined;
-
-/**
- * Temporal, for wall-clock arithmetic in a zone (Date knows only UTC and the process's own zone):
- * the TC39 polyfill until Node ships it, loaded on first use, as it costs 14 MB of memory
- * (measured) that a process answering no time question never needs.
+/*
+ * Wall-clock time in IANA zones, on Intl's zone data (native, as fast as Date). Temporal (a
+ * polyfill until Node ships it) would do the same at 60–100 µs a conversion (BigInt emulation,
+ * measured by the suggest-times bench), 14 MB of memory besides: suggestions convert hundreds of
+ * times a request, so these few functions are written out, and tested across daylight saving.
  */
-export function temporal(): typeof Temporal {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  loaded ??= (require('@js-temporal/polyfill') as { Temporal: typeof Temporal }).Temporal;
-  return loaded;
-}
+
+export const MINUTE_MS = 60_000;
+export const DAY_MS = 86_400_000;
 
 /** The zone of a meeting that names none, and of every meeting made through REST. */
 export const DEFAULT_TIME_ZONE = 'UTC';
@@ -25,7 +18,7 @@ const known = new Map<string, string | null>();
 
 /**
  * The IANA time zone a name denotes, spelled as the zone database spells it (`europe/berlin` is
- * `Europe/Berlin`), or null for a name it does not know (Intl's zone data, which Temporal shares).
+ * `Europe/Berlin`), or null for a name it does not know.
  */
 export function canonicalTimeZone(name: string): string | null {
   let zone = known.get(name);
@@ -44,11 +37,77 @@ export function canonicalTimeZone(name: string): string | null {
   return zone;
 }
 
-/** An instant as Temporal's zoned date-time in `zone` (which must be known). */
-export const zonedAt = (instant: Date | string, zone: string): Temporal.ZonedDateTime =>
-  temporal()
-    .Instant.from(typeof instant === 'string' ? instant : instant.toISOString())
-    .toZonedDateTimeISO(zone);
+const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** A zone's offset from UTC at an instant, in minutes (`+60` for Berlin in winter). */
+export function offsetMinutes(zone: string, instant: number): number {
+  let format = offsetFormats.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' });
+    offsetFormats.set(zone, format);
+  }
+  const name = format.formatToParts(instant).find((part) => part.type === 'timeZoneName')?.value;
+  // `GMT` for UTC itself, else `GMT+01:00` or `GMT-03:30`.
+  const match = /([+-])(\d{2}):(\d{2})/.exec(name ?? '');
+  if (!match) {
+    return 0;
+  }
+  const minutes = Number(match[2]) * 60 + Number(match[3]);
+  return match[1] === '-' ? -minutes : minutes;
+}
+
+/** A calendar day, as the zone's wall clock shows it. */
+export interface LocalDay {
+  year: number;
+  /** 1–12. */
+  month: number;
+  day: number;
+}
+
+/** The day an instant falls on in a zone. */
+export function localDayOf(zone: string, instant: number): LocalDay {
+  const local = new Date(instant + offsetMinutes(zone, instant) * MINUTE_MS);
+  return { year: local.getUTCFullYear(), month: local.getUTCMonth() + 1, day: local.getUTCDate() };
+}
+
+/** Milliseconds of a local day's midnight, as if the zone were UTC (for day arithmetic). */
+export const dayNumber = ({ year, month, day }: LocalDay): number => Date.UTC(year, month - 1, day);
+
+/** The day after. */
+export function nextDay(day: LocalDay): LocalDay {
+  const next = new Date(dayNumber(day) + DAY_MS);
+  return { year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: next.getUTCDate() };
+}
+
+/** The ISO weekday of a day: Monday 1 … Sunday 7. */
+export const isoWeekday = (day: LocalDay): number =>
+  ((new Date(dayNumber(day)).getUTCDay() + 6) % 7) + 1;
+
+/**
+ * The instant a zone's wall clock shows `seconds` after the midnight of `day`: null where the
+ * clock skips that time (spring forward); where it shows it twice (fall back), the first.
+ */
+export function instantAt(zone: string, day: LocalDay, seconds: number): number | null {
+  const wall = dayNumber(day) + seconds * 1000;
+  // The offsets a day before and after bound the ones in force around this time.
+  const candidates = [offsetMinutes(zone, wall - DAY_MS), offsetMinutes(zone, wall + DAY_MS)].map(
+    (offset) => wall - offset * MINUTE_MS,
+  );
+  const valid = candidates.filter(
+    (instant) => instant + offsetMinutes(zone, instant) * MINUTE_MS === wall,
+  );
+  return valid.length > 0 ? Math.min(...valid) : null;
+}
+
+/** Minutes after the local midnight of `day` that an instant shows (past midnight: over 1440). */
+export const wallMinutes = (zone: string, day: LocalDay, instant: number): number =>
+  (instant + offsetMinutes(zone, instant) * MINUTE_MS - dayNumber(day)) / MINUTE_MS;
+
+/** `YYYYMMDDTHHMMSS`: an instant as a zone's wall clock shows it (RFC 5545 local form). */
+export function localStamp(zone: string, instant: number): string {
+  const local = new Date(instant + offsetMinutes(zone, instant) * MINUTE_MS).toISOString();
+  return local.slice(0, 19).replace(/[-:]/g, '');
+}
 
 /** A half-open span of time, [start, end). */
 export interface TimeSpan {
@@ -76,6 +135,3 @@ export function mergeSpans(spans: readonly TimeSpan[]): TimeSpan[] {
   }
   return merged;
 }
-
-export const MINUTE_MS = 60_000;
-export const DAY_MS = 86_400_000;
