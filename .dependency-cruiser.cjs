@@ -17,6 +17,8 @@ const MODULE_FOUNDATIONS = {
   auth: ['user'],
   node: ['user', 'meeting', 'follow'],
   availability: ['user', 'meeting'],
+  calendar: ['user', 'meeting'],
+  webhook: ['user', 'meeting'],
 };
 
 /** Which platform folders each platform folder may import from. */
@@ -29,6 +31,7 @@ const PLATFORM_FOUNDATIONS = {
   http: ['shared', 'observability'],
   graphql: ['shared', 'observability', 'sql', 'auth', 'http'],
   live: ['shared', 'observability', 'sql', 'auth', 'graphql'],
+  jobs: ['shared', 'observability'],
 };
 
 const up = (name, from, to, comment) => ({

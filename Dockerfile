@@ -11,7 +11,7 @@
 #   docker run -p 8000:8000 -v meeting-data:/app/data -e JWT_SECRET=<...> meeting-api
 # Migrations run automatically at start (PostgreSQL needs the pg_trgm extension).
 
-# Node 24: the active LTS (the service also runs on 22.17+; Node 20 reached its end of life).
+# Node 24: the active LTS (the service also runs on 22.18+; Node 20 reached its end of life).
 ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---- Stage 1: install every dependency and compile TypeScript -------------

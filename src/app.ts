@@ -9,18 +9,20 @@ import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import { AttemptLimiter } from './platform/auth/attempt-limiter';
 import { loadSigningKey } from './platform/auth/keys';
+import { SecretBox } from './platform/auth/secret-box';
 import { PasswordHasher, type PasswordHashCost } from './platform/auth/password';
 import { DEFAULT_ISSUER, TokenService, tokenSubject } from './platform/auth/tokens';
 import type { Config } from './config';
 import {
   type AppDependencies,
   authenticateCaller,
+  contextOf,
   createContext,
   createSchema,
   liveEvents,
 } from './modules';
 import { guardDatabase } from './platform/postgres/database-guard';
-import { type Database, openDatabase } from './platform/postgres/orm';
+import { type Database, openBackgroundOrm, openDatabase } from './platform/postgres/orm';
 import {
   QueryCounter,
   requestTracking,
@@ -58,6 +60,9 @@ import { docsRouter } from '../rest/docs';
 import { operationDocuments } from '../rest/operations';
 import { REST_PREFIX, restRouter } from '../rest/router';
 import { dataModel } from './data-model';
+import { startWebhookWorker } from './modules/webhook/webhook.worker';
+import { CALENDAR_PATH } from './modules/calendar/calendar.links';
+import { calendarRoutes } from './modules/calendar/calendar.routes';
 
 export interface CreateAppOptions {
   config: Config;
@@ -88,6 +93,8 @@ export interface AppInstance {
 const JSON_LIMIT = '1mb';
 /** How often the change log is pruned of changes past CHANGE_LOG_RETENTION. */
 const CHANGE_LOG_PRUNE_EVERY_MS = 15 * 60_000;
+/** Connections of the webhook worker's statements (its job queue has its own: see job-queue.ts). */
+const WEBHOOK_POOL_SIZE = 2;
 /** How often idempotency keys past their 24 hours are deleted. */
 const IDEMPOTENCY_KEY_PRUNE_EVERY_MS = 15 * 60_000;
 
@@ -123,6 +130,16 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     passwords: new PasswordHasher(options.passwordCost),
     attempts: AttemptLimiter.create(config.rateLimits, logger),
     maxParticipantsPerMeeting: config.maxParticipantsPerMeeting,
+    publicUrl: config.publicUrl ?? `http://localhost:${config.port}`,
+    webhooks: {
+      secrets: SecretBox.of({
+        key: config.webhooks.secretKey,
+        privateKeyPem: config.auth.privateKeyPem,
+        secret: config.auth.secret,
+      }),
+      allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
+      requireHttps: config.env === 'production',
+    },
   };
   const schema = await createSchema({
     maxParticipantsPerMeeting: config.maxParticipantsPerMeeting,
@@ -217,6 +234,29 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     },
   });
   const hub = changes.hub;
+  // Webhooks are delivered from the change log by jobs any instance runs (graphile-worker), on
+  // connections of their own.
+  const webhookOrm = await openBackgroundOrm(database, dataModel, {
+    poolSize: WEBHOOK_POOL_SIZE,
+    pooler: config.database.kind === 'postgres' ? config.database.pooler : undefined,
+    requestTimeoutMs: config.requestTimeoutMs,
+    driverLog: (message) => logger.debug({ component: 'knex' }, scrub(message)),
+  });
+  const webhooks = await startWebhookWorker({
+    orm: webhookOrm,
+    sessionUrl: database.sessionUrl,
+    schema,
+    contextOf: (user, over) => contextOf(deps, user, over),
+    hub,
+    secrets: deps.webhooks.secrets,
+    policy: {
+      allowPrivateNetworks: deps.webhooks.allowPrivateNetworks,
+      requireHttps: deps.webhooks.requireHttps,
+      retrySchedule: config.webhooks.retrySchedule,
+      disableAfter: config.webhooks.disableAfter,
+    },
+    logger,
+  });
   const live = startLiveServer({
     httpServer,
     path: GRAPHQL_PATH,
@@ -256,6 +296,10 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
       context: ({ req }) =>
         createContext(deps, { authorization: req.headers.authorization, ip: req.ip ?? 'unknown' }),
     }),
+  );
+  app.use(
+    CALENDAR_PATH,
+    calendarRoutes({ createContext: (request) => createContext(deps, request), logger }),
   );
   app.use(REST_PREFIX, docsRouter(schema));
   app.use(
@@ -304,6 +348,9 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
       // Subscribers are told the server is going away (1001) while the database is still there.
       await live.close();
       await changes.close();
+      // Attempts under way finish (or are abandoned, to run again) before the database closes.
+      await webhooks.close();
+      await webhookOrm.close(true);
       // Stops accepting connections and waits for in-flight requests (drain plugin).
       await apollo.stop();
       if (httpServer.listening) {

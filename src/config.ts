@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { REFRESH_REUSE_INTERVAL } from './platform/auth/tokens';
 import { DEFAULT_RESTART_ATTEMPTS } from './platform/postgres/embedded/supervisor';
 import { DEFAULT_MAX_PARTICIPANTS_PER_MEETING } from './modules/meeting/meeting.limits';
+import { WEBHOOK_LIMITS } from './modules/webhook/webhook.limits';
 
 export const DEFAULT_JWT_SECRET = 'dev-only-signing-secret-change-me';
 
@@ -23,6 +24,37 @@ const optionalUrl = z
 const boolean = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const SECONDS_LIST = /^\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*$/;
+const { retries } = WEBHOOK_LIMITS;
+
+/** WEBHOOK_RETRY_SCHEDULE: seconds before each retry; empty or unset, the default. */
+const retrySchedule = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .pipe(
+    z
+      .string()
+      .regex(SECONDS_LIST, 'must be seconds separated by commas, e.g. 5,300,1800')
+      .transform((v) => v.split(',').map(Number))
+      .refine((list) => list.length <= retries.max, `at most ${retries.max} retries`)
+      .refine(
+        (list) => list.every((seconds) => seconds <= retries.maxSeconds),
+        `each wait at most ${retries.maxSeconds} seconds (a week)`,
+      )
+      .optional(),
+  )
+  .optional();
+
+/** WEBHOOK_SECRET_KEY: 32 bytes, base64. */
+const secretKey = z
+  .string()
+  .trim()
+  .refine(
+    (v) => /^[A-Za-z0-9+/]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32,
+    'must be 32 random bytes in base64, e.g. the output of `openssl rand -base64 32`',
+  );
 
 const schema = z
   .object({
@@ -100,6 +132,15 @@ const schema = z
       .min(1)
       .max(100_000)
       .default(DEFAULT_MAX_PARTICIPANTS_PER_MEETING),
+    WEBHOOK_RETRY_SCHEDULE: retrySchedule,
+    WEBHOOK_DISABLE_AFTER: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(WEBHOOK_LIMITS.disableAfter),
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean.default(false),
+    WEBHOOK_SECRET_KEY: secretKey.optional(),
   })
   .superRefine((env, ctx) => {
     if (
@@ -230,6 +271,17 @@ export interface Config {
    * (MEETING_FULL), and it bounds what a meeting's lists count toward the GraphQL node limit.
    */
   maxParticipantsPerMeeting: number;
+  /**
+   * Webhooks: the waits (seconds) before each retry of a failed event, the failed events in a row
+   * that disable an endpoint, whether private, loopback and link-local targets are allowed, and
+   * the key their signing secrets are sealed with (null: derived from the JWT key material).
+   */
+  webhooks: {
+    retrySchedule: readonly number[];
+    disableAfter: number;
+    allowPrivateNetworks: boolean;
+    secretKey: string | null;
+  };
   rateLimits: {
     redisUrl: string | null;
     perIp: number;
@@ -307,6 +359,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       queueSize: env.SUBSCRIPTION_QUEUE_SIZE,
     },
     maxParticipantsPerMeeting: env.MAX_PARTICIPANTS_PER_MEETING,
+    webhooks: {
+      retrySchedule: env.WEBHOOK_RETRY_SCHEDULE ?? WEBHOOK_LIMITS.retrySchedule,
+      disableAfter: env.WEBHOOK_DISABLE_AFTER,
+      allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      secretKey: env.WEBHOOK_SECRET_KEY ?? null,
+    },
     rateLimits: {
       redisUrl: env.REDIS_URL ?? null,
       perIp: env.RATE_LIMIT_AUTH_PER_IP,

@@ -30,6 +30,17 @@ import { AvailabilityService } from './availability/availability.service';
 import { AvailabilityStore } from './availability/availability.store';
 import { UserResolver } from './user/user.resolver';
 import { MeetingEventConnection, SubscriptionResolver } from './meeting/subscription.resolver';
+import { CalendarResolver } from './calendar/calendar.resolver';
+import { CalendarFeed } from './calendar/calendar.entity';
+import { CalendarService } from './calendar/calendar.service';
+import { CalendarStore } from './calendar/calendar.store';
+import { WebhookAttemptResolver, WebhookResolver } from './webhook/webhook.resolver';
+import { WebhookAttempt, WebhookDelivery } from './webhook/webhook-delivery.entity';
+import { WebhookDeliveryStore } from './webhook/webhook-delivery.store';
+import { WebhookEndpoint } from './webhook/webhook.entity';
+import { type WebhookPolicy, WebhookService } from './webhook/webhook.service';
+import { WebhookEndpointStore } from './webhook/webhook.store';
+import { WebhookAttemptConnection } from './webhook/webhook.types';
 import { AuthService } from './auth/auth.service';
 import { RefreshToken } from './auth/refresh-token.entity';
 import { RefreshTokenStore } from './auth/refresh-token.store';
@@ -74,6 +85,10 @@ export const entities = [
   Participant,
   OccurrenceChange,
   RefreshToken,
+  CalendarFeed,
+  WebhookEndpoint,
+  WebhookDelivery,
+  WebhookAttempt,
 ];
 
 /** Every resolver of the one schema both faces (GraphQL and REST) execute against. */
@@ -91,6 +106,9 @@ const resolvers = [
   AddParticipantConflictsResolver,
   ParticipantResolver,
   SubscriptionResolver,
+  CalendarResolver,
+  WebhookResolver,
+  WebhookAttemptResolver,
   NodeResolver,
   ...[
     MeetingConnection,
@@ -98,6 +116,7 @@ const resolvers = [
     FollowConnection,
     UserConnection,
     MeetingEventConnection,
+    WebhookAttemptConnection,
   ].map((connection) => connection.resolver),
 ] as const;
 
@@ -114,6 +133,9 @@ const STORES = {
   follows: FollowStore,
   nodes: NodeStore,
   refreshTokens: RefreshTokenStore,
+  calendar: CalendarStore,
+  webhookEndpoints: WebhookEndpointStore,
+  webhookDeliveries: WebhookDeliveryStore,
   /** The change log: what subscribers on every instance hear of (written with the change). */
   events: ChangeLogStore,
 } satisfies Record<string, new (em: EntityManager) => object>;
@@ -139,6 +161,9 @@ const SERVICES = {
   meetingLifecycle: (p: ServiceParts) => new MeetingLifecycleService(p.stores, p.loaders),
   availability: (p: ServiceParts) => new AvailabilityService(p.stores, p.loaders),
   nodes: (p: ServiceParts) => new NodeService(p.stores, p.loaders, p.services.meetings),
+  calendar: (p: ServiceParts) =>
+    new CalendarService(p.stores, p.loaders, p.services.meetings, p.deps.publicUrl),
+  webhooks: (p: ServiceParts) => new WebhookService(p.stores, p.deps.webhooks),
 };
 
 /** Per-request batch loaders, created with the request's context so batching never leaks. */
@@ -254,6 +279,10 @@ export interface AppDependencies {
   attempts: AttemptLimiter;
   /** The most participants a meeting holds, the owner included. */
   maxParticipantsPerMeeting: number;
+  /** The base of the addresses handed out (calendar feeds): PUBLIC_URL, else this host's. */
+  publicUrl: string;
+  /** What webhook endpoints may be, and the box their secrets are sealed in. */
+  webhooks: WebhookPolicy;
 }
 
 /** Everything one GraphQL operation (from /graphql or the REST facade) works with. */
@@ -303,4 +332,34 @@ export function authenticateCaller(
 ): Promise<AuthState<UserRecord>> {
   const users = createStores(deps.orm.em.fork()).users;
   return authenticate(authorization, callerLookup(users), deps.tokens);
+}
+
+/**
+ * A context acting as `user` outside any request (webhook deliveries read meetings as their
+ * endpoint's owner, under the rules a request of theirs would meet), over `over`: an entity
+ * manager, or another such context, whose entity manager, loaders and services it then shares,
+ * so work done for many users reads each record once (services take the viewer as an argument,
+ * and loaders hold no viewer's view).
+ */
+export function contextOf(
+  deps: AppDependencies,
+  user: UserRecord,
+  over: EntityManager | Context,
+): Context {
+  const auth: AuthState<UserRecord> = { user, failure: null };
+  if ('auth' in over) {
+    return { ...over, auth };
+  }
+  const em = over;
+  const stores = createStores(em);
+  const loaders = createLoaders(stores);
+  loaders.primeUsers([user]);
+  const request = { authorization: undefined, ip: 'background' };
+  return {
+    em,
+    auth,
+    loaders,
+    services: createServices(deps, request, stores, loaders),
+    live: null,
+  };
 }

@@ -55,8 +55,10 @@ import {
 } from './matrix-capability';
 import { lifecycleCapabilities } from './matrix-lifecycle-rows';
 import { timeCapabilities } from './matrix-time-rows';
+import { calendarCapabilities } from './matrix-calendar-rows';
 import { nodeCapabilities } from './matrix-node-rows';
 import { sessionCapabilities } from './matrix-session-rows';
+import { webhookCapabilities } from './matrix-webhook-rows';
 import {
   eventCapabilities,
   performSubscription,
@@ -521,10 +523,12 @@ const capabilities: Capability[] = [
   },
   ...lifecycleCapabilities,
   ...timeCapabilities,
+  ...calendarCapabilities,
   ...sessionCapabilities,
   ...subscriptionCapabilities,
   ...eventCapabilities,
   ...nodeCapabilities,
+  ...webhookCapabilities,
 ];
 
 /** Every route of the REST table, as `METHOD /path`. */

@@ -1,17 +1,17 @@
 import { supportedNodeRange, unsupportedNodeMessage } from '../../src/runtime';
 
 describe('the supported Node versions (package.json engines.node)', () => {
-  it('are Node 24 and later, and Node 22 from 22.17', () => {
-    expect(supportedNodeRange()).toBe('^22.17.0 || >=24.0.0');
-    for (const version of ['24.0.0', '24.21.0', '25.1.0', '22.17.0', '22.23.3']) {
+  it('are Node 24 and later, and Node 22 from 22.18 (graphile-worker 0.18 needs it)', () => {
+    expect(supportedNodeRange()).toBe('^22.18.0 || >=24.0.0');
+    for (const version of ['24.0.0', '24.21.0', '25.1.0', '22.18.0', '22.23.3']) {
       expect(unsupportedNodeMessage(version)).toBeNull();
     }
   });
 
   it('refuse Node 20 and an early Node 22 with one line naming what is needed', () => {
-    for (const version of ['20.20.2', '22.16.0', '23.11.0', '18.20.0']) {
+    for (const version of ['20.20.2', '22.17.0', '23.11.0', '18.20.0']) {
       expect(unsupportedNodeMessage(version)).toBe(
-        `Node.js ${version} is not supported: this service needs Node.js ^22.17.0 || >=24.0.0 (24 LTS recommended).`,
+        `Node.js ${version} is not supported: this service needs Node.js ^22.18.0 || >=24.0.0 (24 LTS recommended).`,
       );
     }
   });

@@ -7,6 +7,8 @@ import { Migration20261126190000 } from './Migration20261126190000';
 import { Migration20261126191000 } from './Migration20261126191000';
 import { Migration20261126193000 } from './Migration20261126193000';
 import { Migration20261126220000 } from './Migration20261126220000';
+import { Migration20261126230000 } from './Migration20261126230000';
+import { Migration20261126231000 } from './Migration20261126231000';
 
 /** Where the migrations are (their sources in a TypeScript run, compiled in dist/). */
 export const MIGRATIONS_PATH = __dirname;
@@ -21,4 +23,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261126191000', class: Migration20261126191000 },
   { name: 'Migration20261126193000', class: Migration20261126193000 },
   { name: 'Migration20261126220000', class: Migration20261126220000 },
+  { name: 'Migration20261126230000', class: Migration20261126230000 },
+  { name: 'Migration20261126231000', class: Migration20261126231000 },
 ];

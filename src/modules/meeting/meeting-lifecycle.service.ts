@@ -204,7 +204,7 @@ export class MeetingLifecycleService {
         originalStart: original,
         cancelled: saved.cancelled,
       };
-      // The meeting's row changes too, so readers see the series changed (updatedAt).
+      // The meeting's row changes too, so readers see the series changed (updatedAt, sequence).
       return {
         meeting: await tx.meetings.update(meeting, {}, { touch: true }),
         change: { kind: MeetingEventKind.UPDATED },

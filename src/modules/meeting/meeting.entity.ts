@@ -80,6 +80,7 @@ export class Meeting extends BaseEntity<
   | 'description'
   | 'recurrence'
   | 'recurrenceEndsAt'
+  | 'sequence'
 > {
   [HiddenProps]?: 'span';
 
@@ -169,9 +170,33 @@ export class Meeting extends BaseEntity<
   recurrenceEndsAt: Date | null = null;
 
   /**
+   * How many times what a calendar shows of the meeting was revised (iCalendar's SEQUENCE): a
+   * change of a {@link REVISED_FIELDS} field, or of one occurrence, adds one (MeetingStore.update).
+   */
+  @Property({ type: 'integer', default: 0 })
+  sequence: number = 0;
+
+  /**
    * The time the meeting (or its series) takes, indexed for overlap; the database derives it
    * (trigger meetings_span, migration 20261126220000), the service never reads it.
    */
   @Property({ columnType: 'tstzrange', nullable: true, hidden: true, lazy: true })
   span?: string;
 }
+
+/**
+ * The fields a calendar entry shows (SUMMARY, DTSTART, DTEND, RRULE, DESCRIPTION, LOCATION, URL,
+ * STATUS): a change of one is a new revision of the meeting (`sequence`), so calendar apps that
+ * hold an older copy replace it. Who is assigned or appointed, and the kind of meeting, are not.
+ */
+export const REVISED_FIELDS = [
+  'title',
+  'startTime',
+  'durationMinutes',
+  'timeZone',
+  'recurrence',
+  'description',
+  'location',
+  'locationUrl',
+  'status',
+] as const satisfies readonly (keyof Meeting)[];

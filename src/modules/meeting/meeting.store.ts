@@ -31,7 +31,7 @@ import {
   type ParticipantSlice,
 } from './participant.store';
 import { User } from '../user/user.entity';
-import { Meeting, MeetingRole } from './meeting.entity';
+import { Meeting, MeetingRole, REVISED_FIELDS } from './meeting.entity';
 import type { SettableField } from './meeting.inputs';
 import { inKeyOrder, KnownLoader } from '../../platform/shared/known-loader';
 import type { Stores } from '../index';
@@ -205,7 +205,9 @@ export class MeetingStore {
   /**
    * Writes the changes that differ from the meeting as it is, with a new `updatedAt`, and answers
    * the meeting as it now is; changing nothing writes nothing, unless `touch` asks for a new
-   * `updatedAt` anyway (what changed is stored beside the meeting's row).
+   * `updatedAt` anyway (what changed is stored beside the meeting's row: an occurrence). A change
+   * of what calendars show ({@link REVISED_FIELDS}), or a touch, is a new revision (`sequence`).
+   * The meeting is locked (read by `lock`), so the revision counted on is the stored one.
    */
   async update(
     meeting: MeetingRecord,
@@ -221,12 +223,14 @@ export class MeetingStore {
     if (Object.keys(changed).length === 0 && !touch) {
       return meeting;
     }
-    const updated: MeetingRecord = { ...meeting, ...changed, updatedAt: new Date().toISOString() };
-    const { sql, params } = updateOf(
-      Meeting,
-      { ...changed, updatedAt: updated.updatedAt },
-      idIn([meeting.id]),
-    );
+    const revised = touch || REVISED_FIELDS.some((field) => field in changed);
+    const written: Partial<MeetingRecord> = {
+      ...changed,
+      updatedAt: new Date().toISOString(),
+      ...(revised ? { sequence: meeting.sequence + 1 } : {}),
+    };
+    const updated: MeetingRecord = { ...meeting, ...written };
+    const { sql, params } = updateOf(Meeting, written, idIn([meeting.id]));
     await executeRows(this.em, sql, params);
     return updated;
   }

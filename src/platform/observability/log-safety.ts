@@ -6,9 +6,16 @@ const SECRETS: ReadonlyArray<[RegExp, string]> = [
   [/\$argon2\w*\$[\w$=,+/.-]*/g, '[hash]'],
   [/\beyJ[\w-]*\.[\w-]+\.[\w-]*/g, '[token]'],
   [/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g, '[email]'],
+  // Secrets that are addresses' credentials (a calendar feed's): `<prefix>_<64 hex digits>`.
+  [/\b[a-z]+_[0-9a-f]{64}\b/g, '[secret]'],
+  // Webhook signing secrets (Standard Webhooks): `whsec_<base64>`.
+  [/\bwhsec_[A-Za-z0-9+/=]+/g, '[secret]'],
 ];
 
-/** The text with every password hash, token and e-mail address replaced by a placeholder. */
+/**
+ * The text with every password hash, token, e-mail address and secret of an address replaced by
+ * a placeholder.
+ */
 export function scrub(text: string): string {
   let clean = text;
   for (const [pattern, placeholder] of SECRETS) {

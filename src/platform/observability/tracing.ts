@@ -13,6 +13,7 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { scrub } from './log-safety';
 
 /** Whether a path (or an Express layer named after one) is a probe or a metrics scrape. */
 function untraced(metricsPath: string): (name: string) => boolean {
@@ -50,6 +51,12 @@ export function startTracing(metricsPath: string): () => Promise<void> {
     instrumentations: [
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (req) => ignored(req.url ?? ''),
+        // A path may hold a credential (a calendar feed's secret): its span gets it scrubbed.
+        startIncomingSpanHook: (req) => {
+          const path = (req.url ?? '').split('?')[0] ?? '';
+          const clean = scrub(path);
+          return clean === path ? {} : { 'url.path': clean };
+        },
       }),
       new ExpressInstrumentation({ ignoreLayers: [ignored] }),
       // One span per operation phase and per non-trivial resolver, not one per scalar field.

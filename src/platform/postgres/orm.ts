@@ -191,6 +191,29 @@ export function sessionTarget(config: DatabaseConfig): DatabaseConfig {
     : config;
 }
 
+/**
+ * A second ORM on an open database, with a small pool of its own, for work outside requests
+ * (webhook jobs): its statements are not counted with the requests' (QueryCounter), take none of
+ * their connections, and behind a transaction pooler go unnamed as theirs do.
+ */
+export async function openBackgroundOrm(
+  database: Pick<Database, 'url'>,
+  model: DataModel,
+  options: Pick<OpenOptions, 'requestTimeoutMs' | 'driverLog'> & {
+    poolSize: number;
+    pooler?: Pooler;
+  },
+): Promise<MikroORM> {
+  const { poolSize, pooler, ...limits } = options;
+  const orm = await initOrm(
+    buildOrmOptions(model, database.url, poolSize, undefined, undefined, { ...limits, pooler }),
+  );
+  if (pooler === 'transaction') {
+    sendUnnamed(orm.em.getConnection().getKnex());
+  }
+  return orm;
+}
+
 /** Opens the configured database and, unless told otherwise, brings its schema up to date. */
 export async function openDatabase(
   config: DatabaseConfig,

@@ -37,11 +37,21 @@ function copyFields<K extends string>(
     if (!field) {
       throw new Error(`${source.name} declares no GraphQL field ${key}`);
     }
+    const typeOptions = optional ? { ...field.typeOptions, nullable: true } : field.typeOptions;
     schema.collectClassFieldMetadata({
       ...field,
       target,
       description: descriptions[key] ?? field.description,
-      typeOptions: optional ? { ...field.typeOptions, nullable: true } : field.typeOptions,
+      typeOptions,
+      // type-graphql marks a list field (`array`, `arrayDepth`) on its own options when it first
+      // reads the field's type: the copy's options are marked alike, or a list became one item.
+      getType: () => {
+        const type = field.getType();
+        if (field.typeOptions.array) {
+          Object.assign(typeOptions, { array: true, arrayDepth: field.typeOptions.arrayDepth });
+        }
+        return type;
+      },
     });
     if (optional && field.typeOptions.nullable) {
       IsOptional()(target.prototype, key);

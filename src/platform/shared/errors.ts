@@ -30,6 +30,8 @@ export const VALIDATION_REASONS = [
   'MUST_BE_FUTURE',
   'INVALID_TIME_ZONE',
   'INVALID_RECURRENCE',
+  'HTTPS_REQUIRED',
+  'PRIVATE_ADDRESS',
 ] as const;
 
 export type ValidationReason = (typeof VALIDATION_REASONS)[number];

@@ -1,0 +1,96 @@
+import { type Request, type Response, Router } from 'express';
+import type { Logger } from 'pino';
+import { requireViewer, type RequestInfo } from '../../platform/auth/tokens';
+import { notModified } from '../../platform/http/conditional-get';
+import { sendHttpError } from '../../platform/http/http-errors';
+import { currentRequest } from '../../platform/observability/request-tracking';
+import { ValidationFailedError } from '../../platform/shared/errors';
+import { GraphQLUUID } from '../../platform/shared/scalars';
+import type { Context } from '../index';
+import { CALENDAR_PATH, FEED_ROUTE, MEETING_ROUTE } from './calendar.links';
+import type { IcsDocument } from './ics';
+
+const CONTENT_TYPE = 'text/calendar; charset=utf-8';
+
+/**
+ * Names the request by its route pattern in the request log and metrics: the feed's path holds
+ * its secret, which must never reach a log line.
+ */
+function label(route: string): void {
+  const scope = currentRequest();
+  if (scope) {
+    scope.route = `${CALENDAR_PATH}${route}`;
+  }
+}
+
+/** A meeting id from the path, in the form the service reads it (else 422, as REST answers). */
+function meetingIdOf(text: string): string {
+  try {
+    return GraphQLUUID.parseValue(text) as string;
+  } catch {
+    throw ValidationFailedError.of('meeting_id', 'INVALID_UUID');
+  }
+}
+
+/**
+ * Answers a document, or 304 when the client holds it (If-None-Match; If-Modified-Since is not
+ * read: a meeting can leave a feed without any newer timestamp, which the ETag, a hash of the
+ * document, does see). `res.end`, not `res.send`, which would judge If-Modified-Since itself.
+ */
+function answer(req: Request, res: Response, document: IcsDocument): void {
+  res.set({
+    'Content-Type': CONTENT_TYPE,
+    ETag: document.etag,
+    'Last-Modified': document.lastModified.toUTCString(),
+    // The feed's address is a credential, the meeting's needs one: no shared cache keeps either.
+    'Cache-Control': 'private, no-cache',
+  });
+  if (notModified(req.headers['if-none-match'], document.etag)) {
+    res.status(304).end();
+    return;
+  }
+  res
+    .status(200)
+    .set('Content-Length', String(Buffer.byteLength(document.text)))
+    .end(document.text);
+}
+
+/**
+ * The calendar documents over HTTP, mounted at CALENDAR_PATH: a personal feed, named by its
+ * secret and read without a token (calendar apps subscribe to an address), and one meeting's
+ * document for a caller with a bearer token who may see it. The app gives the context factory.
+ */
+export function calendarRoutes(options: {
+  createContext: (request: RequestInfo) => Promise<Context>;
+  logger: Logger;
+}): Router {
+  const router = Router();
+  router.get(FEED_ROUTE, async (req, res) => {
+    label(FEED_ROUTE);
+    try {
+      // The secret is the credential: a bearer token, if one is sent, is not read.
+      const context = await options.createContext({
+        authorization: undefined,
+        ip: req.ip ?? 'unknown',
+      });
+      answer(req, res, await context.services.calendar.feedDocument(String(req.params['secret'])));
+    } catch (error) {
+      sendHttpError(res, error, 'contract', options.logger);
+    }
+  });
+  router.get(MEETING_ROUTE, async (req, res) => {
+    label(MEETING_ROUTE);
+    try {
+      const context = await options.createContext({
+        authorization: req.headers.authorization,
+        ip: req.ip ?? 'unknown',
+      });
+      const viewer = requireViewer(context);
+      const meetingId = meetingIdOf(String(req.params['meetingId']));
+      answer(req, res, await context.services.calendar.meetingDocument(viewer, meetingId));
+    } catch (error) {
+      sendHttpError(res, error, 'contract', options.logger);
+    }
+  });
+  return router;
+}

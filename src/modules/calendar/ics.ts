@@ -1,0 +1,204 @@
+import { createHash } from 'node:crypto';
+import ical, { ICalAttendeeStatus, type ICalEventData, ICalEventStatus } from 'ical-generator';
+import { localStamp, MINUTE_MS } from '../../platform/shared/time-zone';
+import { MeetingStatus } from '../meeting/meeting.entity';
+import type { MeetingRecord } from '../meeting/meeting.store';
+import type { OccurrenceChangeRecord } from '../meeting/occurrence.store';
+import { ParticipantStatus } from '../meeting/participant.entity';
+import type { ParticipantRecord } from '../meeting/participant.store';
+import { calendarRule } from '../meeting/recurrence';
+import type { UserRecord } from '../user/user.store';
+import { vtimezone } from './vtimezone';
+import { ZonedTime } from './zoned-time';
+
+/*
+ * iCalendar documents (RFC 5545) of meetings, written by ical-generator. Each meeting is one
+ * VEVENT named by the meeting's id (UID), in its zone (DTSTART/DTEND with TZID and the zone's
+ * VTIMEZONE; UTC meetings in UTC form), a series with its RRULE, its cancelled occurrences as
+ * EXDATE and each moved one as a VEVENT of its own with the same UID and a RECURRENCE-ID. DTSTAMP
+ * and LAST-MODIFIED are the meeting's last change: with no METHOD, DTSTAMP is when the entry was
+ * last revised (RFC 5545 §3.8.7.2), so the document is the same until something in it changes,
+ * and its hash serves as the ETag.
+ */
+
+/** Everything the calendar entry of one meeting shows. */
+export interface CalendarEntry {
+  meeting: MeetingRecord;
+  /** The organizer; null only if the owner's record could not be read. */
+  owner: UserRecord | null;
+  /** The participants in the order they were added (the owner among them), with their users. */
+  attendees: ReadonlyArray<{ participant: ParticipantRecord; user: UserRecord }>;
+  /** A series' occurrences changed one by one. */
+  edits: readonly OccurrenceChangeRecord[];
+}
+
+/** A calendar document, with what HTTP validates it by. */
+export interface IcsDocument {
+  text: string;
+  /** A weak validator (the body is compressed per request): the hash of the text. */
+  etag: string;
+  /** The newest change of what the document shows (its meetings, answers and occurrences). */
+  lastModified: Date;
+}
+
+/** How each answer is written (PARTSTAT). */
+const PARTSTAT: Record<ParticipantStatus, ICalAttendeeStatus> = {
+  [ParticipantStatus.NEW]: ICalAttendeeStatus.NEEDSACTION,
+  [ParticipantStatus.ACCEPTED]: ICalAttendeeStatus.ACCEPTED,
+  [ParticipantStatus.DECLINED]: ICalAttendeeStatus.DECLINED,
+};
+
+/** How each meeting status is written (STATUS). */
+const STATUS: Record<MeetingStatus, ICalEventStatus> = {
+  [MeetingStatus.PENDING]: ICalEventStatus.TENTATIVE,
+  [MeetingStatus.CONFIRMED]: ICalEventStatus.CONFIRMED,
+  [MeetingStatus.COMPLETED]: ICalEventStatus.CONFIRMED,
+  [MeetingStatus.CANCELLED]: ICalEventStatus.CANCELLED,
+};
+
+/** How often a subscribed calendar app is asked to fetch the document again. */
+const REFRESH_SECONDS = 3600;
+/**
+ * Years the zones are defined for past the last one a document's meetings start in (a series
+ * without end goes on with the rules still in force then).
+ */
+const ZONE_YEARS_AHEAD = 3;
+
+const PRODUCT = { company: 'meeting-coordination', product: 'calendar', language: 'EN' };
+
+/** An instant in the form a property with the meeting's zone writes it (EXDATE). */
+function zonedValue(zone: string, instant: number): string {
+  return zone === 'UTC' ? `${localStamp('UTC', instant)}Z` : localStamp(zone, instant);
+}
+
+/** RRULE and, for cancelled occurrences, EXDATE (their starts as the rule gives them). */
+function repetition(meeting: MeetingRecord, edits: readonly OccurrenceChangeRecord[]): string {
+  const zone = meeting.timeZone;
+  const rule = calendarRule(meeting.recurrence ?? '', zone);
+  if (rule === null) {
+    throw new Error(`meeting ${meeting.id} has no valid recurrence`);
+  }
+  const cancelled = edits
+    .filter((edit) => edit.cancelled)
+    .map((edit) => zonedValue(zone, Date.parse(edit.originalStartTime)));
+  const exdate =
+    cancelled.length === 0
+      ? []
+      : [`EXDATE${zone === 'UTC' ? '' : `;TZID=${zone}`}:${cancelled.join(',')}`];
+  return [`RRULE:${rule}`, ...exdate].join('\r\n');
+}
+
+/** The VEVENT fields every entry of a meeting shares (the series and its moved occurrences). */
+function sharedFields(entry: CalendarEntry): Omit<ICalEventData, 'start'> {
+  const { meeting, owner } = entry;
+  const changed = new Date(meeting.updatedAt);
+  return {
+    id: meeting.id,
+    sequence: meeting.sequence,
+    stamp: changed,
+    lastModified: changed,
+    created: new Date(meeting.createdAt),
+    timezone: meeting.timeZone,
+    summary: meeting.title,
+    description: meeting.description,
+    location: meeting.location,
+    url: meeting.locationUrl,
+    status: STATUS[meeting.status],
+    organizer: owner ? { name: owner.name, email: owner.email } : null,
+    attendees: entry.attendees.map(({ participant, user }) => ({
+      name: user.name,
+      email: user.email,
+      status: PARTSTAT[participant.status],
+    })),
+  };
+}
+
+/** The VEVENTs of one meeting: itself (a series: with its rule), then its moved occurrences. */
+function eventsOf(entry: CalendarEntry): ICalEventData[] {
+  const { meeting, edits } = entry;
+  const zone = meeting.timeZone;
+  const duration = meeting.durationMinutes * MINUTE_MS;
+  const at = (instant: number) => new ZonedTime(instant, zone);
+  const start = Date.parse(meeting.startTime);
+  const shared = sharedFields(entry);
+  const series = meeting.recurrence !== null;
+  const events: ICalEventData[] = [
+    {
+      ...shared,
+      start: at(start),
+      end: at(start + duration),
+      repeating: series ? repetition(meeting, edits) : null,
+    },
+  ];
+  if (!series) {
+    return events;
+  }
+  for (const edit of edits) {
+    if (edit.cancelled || edit.startTime === null) {
+      continue;
+    }
+    const moved = Date.parse(edit.startTime);
+    events.push({
+      ...shared,
+      recurrenceId: at(Date.parse(edit.originalStartTime)),
+      start: at(moved),
+      end: at(moved + duration),
+    });
+  }
+  return events;
+}
+
+/** The years the zones of a document are defined for: around its meetings' starts, and now. */
+function zoneYears(entries: readonly CalendarEntry[], now: Date): { from: number; to: number } {
+  const years = entries.flatMap(({ meeting, edits }) => [
+    new Date(meeting.startTime).getUTCFullYear(),
+    ...edits.flatMap((edit) => (edit.startTime ? [new Date(edit.startTime).getUTCFullYear()] : [])),
+  ]);
+  const thisYear = now.getUTCFullYear();
+  return {
+    from: Math.min(thisYear, ...years) - 1,
+    to: Math.max(thisYear, ...years) + ZONE_YEARS_AHEAD,
+  };
+}
+
+/** The newest of the timestamps a document shows; `since` when it shows none. */
+function newestChange(entries: readonly CalendarEntry[], since: Date): Date {
+  let newest = since.getTime();
+  for (const { meeting, attendees, edits } of entries) {
+    const stamps = [
+      meeting.updatedAt,
+      ...attendees.map(({ participant }) => participant.updatedAt),
+      ...edits.map((edit) => edit.updatedAt),
+    ];
+    for (const stamp of stamps) {
+      newest = Math.max(newest, Date.parse(stamp));
+    }
+  }
+  return new Date(newest);
+}
+
+/**
+ * The document of `entries`, named `name`. `since` stands for the last change of an empty
+ * document (a new feed's creation); `now` only bounds the years its zones are defined for.
+ */
+export function icsDocument(
+  entries: readonly CalendarEntry[],
+  options: { name: string; since: Date; now: Date },
+): IcsDocument {
+  const years = zoneYears(entries, options.now);
+  const calendar = ical({
+    prodId: PRODUCT,
+    name: options.name,
+    ttl: REFRESH_SECONDS,
+    // No zone of its own: each event names its own, and gets the VTIMEZONE it names.
+    timezone: { name: null, generator: (zone) => vtimezone(zone, years) },
+  });
+  for (const entry of entries) {
+    for (const event of eventsOf(entry)) {
+      calendar.createEvent(event);
+    }
+  }
+  const text = calendar.toString();
+  const hash = createHash('sha256').update(text).digest('base64url').slice(0, 27);
+  return { text, etag: `W/"${hash}"`, lastModified: newestChange(entries, options.since) };
+}

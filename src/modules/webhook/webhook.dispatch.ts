@@ -1,0 +1,137 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Context } from '../index';
+import type { LoggedChange } from '../../platform/live/change-log';
+import { inSqlTransaction } from '../../platform/sql/sql-transaction';
+import { isMeetingEvent, type MeetingEventKind } from '../meeting/meeting-event';
+import { eventOf } from '../meeting/subscription-streams';
+import { isVisibleUser } from '../user/user.rules';
+import { type UserRecord, UserStore } from '../user/user.store';
+import { type MeetingReader, webhookBody } from './webhook-body';
+import { type NewDelivery, WebhookDeliveryStore } from './webhook-delivery.store';
+import { webhookEventType } from './webhook.events';
+import { attemptJob } from './webhook.jobs';
+import { type WebhookEndpointRecord, WebhookEndpointStore } from './webhook.store';
+
+/** A context acting as `user` outside any request, over an entity manager or another context. */
+export type ContextOf = (user: UserRecord, over: EntityManager | Context) => Context;
+
+export interface DispatchDeps {
+  /** A fresh entity manager (one per batch). */
+  em: () => EntityManager;
+  contextOf: ContextOf;
+  readMeeting: MeetingReader;
+}
+
+/** Changes read at a time, and batches one run makes before it hands over to a new one. */
+const BATCH = 200;
+const BATCHES_PER_RUN = 10;
+
+type MeetingChange = LoggedChange & { kind: MeetingEventKind; meetingId: string };
+
+/**
+ * The bodies of the changes each endpoint receives: for every change, every enabled endpoint
+ * subscribed to its type, made before it, whose owner may see the meeting, decided as their
+ * subscription would decide it (`eventOf`, as its owner), the meeting read as its owner reads it.
+ * All owners' reads of one batch share their loaders: each meeting is read once.
+ */
+async function deliveriesOf(
+  em: EntityManager,
+  changes: readonly MeetingChange[],
+  deps: DispatchDeps,
+): Promise<NewDelivery[]> {
+  const types = [...new Set(changes.map((change) => webhookEventType(change.kind)))];
+  const endpoints = await new WebhookEndpointStore(em).subscribedTo(types);
+  if (endpoints.length === 0) {
+    return [];
+  }
+  const userIds = [...new Set(endpoints.map((endpoint) => endpoint.userId))];
+  const owners = new Map(
+    (await new UserStore(em).byIds(userIds))
+      .filter((user) => isVisibleUser(user))
+      .map((user) => [user.id, user]),
+  );
+  let shared: Context | undefined;
+  const bodies = new Map<string, Promise<string | null>>();
+  const bodyFor = (owner: UserRecord, change: MeetingChange): Promise<string | null> => {
+    const key = `${owner.id} ${change.cursor}`;
+    let body = bodies.get(key);
+    if (!body) {
+      const context = deps.contextOf(owner, shared ?? em);
+      shared ??= context;
+      body = (async () => {
+        if (!(await eventOf(context, change))) {
+          return null;
+        }
+        const meeting = await deps.readMeeting(context, change.meetingId);
+        return meeting ? JSON.stringify(webhookBody(change, meeting)) : null;
+      })();
+      bodies.set(key, body);
+    }
+    return body;
+  };
+  const receives = (endpoint: WebhookEndpointRecord, change: MeetingChange, type: string) =>
+    endpoint.eventTypes.includes(type) &&
+    endpoint.createdAt <= change.occurredAt &&
+    owners.has(endpoint.userId);
+  const made: NewDelivery[] = [];
+  for (const change of changes) {
+    const eventType = webhookEventType(change.kind);
+    const receiving = endpoints.filter((endpoint) => receives(endpoint, change, eventType));
+    const payloads = await Promise.all(
+      receiving.map((endpoint) => bodyFor(owners.get(endpoint.userId) as UserRecord, change)),
+    );
+    receiving.forEach((endpoint, index) => {
+      const payload = payloads[index];
+      if (payload) {
+        const { cursor, meetingId } = change;
+        made.push({ endpointId: endpoint.id, eventType, cursor, meetingId, payload });
+      }
+    });
+  }
+  return made;
+}
+
+/**
+ * Makes the deliveries of the meetings' changes past the dispatcher's cursor, a batch at a time.
+ * Each batch's deliveries, their first attempts' jobs and the cursor's move are one transaction
+ * (the cursor moves only from where the batch was read: a dispatcher that lost the race writes
+ * nothing), so each change makes its deliveries once, whichever instance runs it, and none is
+ * lost to a crash. Answers whether changes remain (the caller queues another run).
+ */
+export async function dispatchChanges(deps: DispatchDeps): Promise<boolean> {
+  for (let batch = 0; batch < BATCHES_PER_RUN; batch += 1) {
+    const em = deps.em();
+    const store = new WebhookDeliveryStore(em);
+    const from = await store.dispatchedUpTo();
+    const read = await store.meetingChangesAfter(from, BATCH);
+    const last = read.at(-1);
+    if (!last) {
+      return false;
+    }
+    const made = await deliveriesOf(em, read.filter(isMeetingEvent), deps);
+    const moved = await inSqlTransaction(em, async (tx) => {
+      const deliveries = new WebhookDeliveryStore(tx);
+      const runFrom = await deliveries.moveDispatch(from, last.cursor, made.length);
+      if (runFrom === null) {
+        return false;
+      }
+      const inserted = new Map(
+        (await deliveries.insert(made)).map((d) => [`${d.endpointId} ${d.cursor}`, d]),
+      );
+      const jobs = made.flatMap((delivery) => {
+        const written = inserted.get(`${delivery.endpointId} ${delivery.cursor}`);
+        return written
+          ? [attemptJob({ deliveryId: written.id, attempt: 1, manual: false }, written.endpointId)]
+          : [];
+      });
+      // In the log's order, each after the one before and after the last batch's: an endpoint's
+      // queue runs its first attempts in commit order.
+      await deliveries.queue(jobs, runFrom);
+      return true;
+    });
+    if (moved && read.length < BATCH) {
+      return false;
+    }
+  }
+  return true;
+}

@@ -1,0 +1,302 @@
+import { EventEmitter } from 'node:events';
+import { Pool } from 'pg';
+import type { Logger } from 'pino';
+import type {
+  CronItem,
+  LogFunctionFactory,
+  Runner,
+  TaskList,
+  WorkerEvents,
+  WorkerPool,
+} from 'graphile-worker' with { 'resolution-mode': 'import' };
+import { DependencyState } from '../observability/dependency-state';
+import { scrub } from '../observability/log-safety';
+
+/**
+ * Background jobs on the service's own PostgreSQL, by graphile-worker: every instance runs a
+ * worker pool; a job runs on one of them, once at a time (named queues run their jobs one after
+ * another, in order); a job's key keeps one pending job per key. The queue's tables live in the
+ * `graphile_worker` schema, which graphile-worker installs and upgrades itself when it starts
+ * (the service's migrations leave that schema alone).
+ */
+
+/** graphile-worker's schema (its default). */
+export const JOBS_SCHEMA = 'graphile_worker';
+
+/** What a job's handler is given besides its payload. */
+export interface JobRun {
+  /** Aborts when the instance shuts down and the job has not finished in time. */
+  signal: AbortSignal;
+  /** This run's number (1 on the first run) and the most runs the job gets. */
+  attempt: number;
+  maxAttempts: number;
+}
+
+/** Runs one job; a rejection fails this run (retried with graphile-worker's backoff). */
+export type JobHandler = (payload: unknown, run: JobRun) => Promise<void>;
+
+/** A job to add. */
+export interface JobSpec {
+  task: string;
+  payload: unknown;
+  /** Jobs of one queue run one at a time, in order (priority, run time, then when added). */
+  queue?: string;
+  /** At most one pending job per key: adding again replaces it (or follows it, if running). */
+  key?: string;
+  runAt?: Date;
+  /** Runs a failing job gets (default 25). */
+  maxAttempts?: number;
+}
+
+/** A recurring job: graphile-worker schedules each tick once, whichever instance sees it. */
+export interface RecurringJob {
+  task: string;
+  /** A cron pattern, e.g. `0 * * * *`. */
+  match: string;
+  queue?: string;
+  key?: string;
+}
+
+export interface JobQueueOptions {
+  /** A URL with sessions of their own (graphile-worker LISTENs): DATABASE_DIRECT_URL if set. */
+  url: string;
+  logger: Logger;
+  tasks: Readonly<Record<string, JobHandler>>;
+  recurring?: readonly RecurringJob[];
+  /** Jobs run at once on this instance. */
+  concurrency: number;
+  /** How often to look for jobs due (retries scheduled for later) when no notice comes. */
+  pollIntervalMs: number;
+  /** On shutdown, how long running jobs may go on before their signal aborts. */
+  shutdownAbortMs: number;
+}
+
+/** This instance's worker pool. */
+export interface JobQueue {
+  add(spec: JobSpec): Promise<void>;
+  /** Deletes the named queues no job refers to any more (graphile-worker keeps them). */
+  dropIdleQueues(): Promise<void>;
+  /** Stops taking jobs, lets running ones finish (aborting them after a while), then closes. */
+  close(): Promise<void>;
+}
+
+/**
+ * One statement that adds jobs inside the caller's transaction: they exist if and only if what
+ * it writes with them commits. graphile-worker takes a queue's jobs by priority and run time
+ * only (not by id), so jobs added together would run in any order: given `spacedFrom` (a time,
+ * as PostgreSQL's text of it), those without a run time of their own run from it one microsecond
+ * apart, in the order given. `?` placeholders, as the SQL helpers take them.
+ */
+export function addJobsStatement(
+  specs: readonly JobSpec[],
+  spacedFrom: string | null = null,
+): { sql: string; params: unknown[] } {
+  const rows = specs.map((spec, n) => ({
+    n,
+    task: spec.task,
+    payload: spec.payload,
+    queue: spec.queue ?? null,
+    key: spec.key ?? null,
+    runAt: spec.runAt?.toISOString() ?? null,
+    maxAttempts: spec.maxAttempts ?? null,
+  }));
+  return {
+    sql:
+      `select count(*)::int as "added" from "${JOBS_SCHEMA}".add_jobs(array(` +
+      `select row(s."task", s."payload", s."queue", coalesce(s."runAt", ` +
+      `?::timestamptz + s."n" * interval '1 microsecond'), s."maxAttempts", s."key", ` +
+      `null, null)::"${JOBS_SCHEMA}".job_spec from json_to_recordset(?::json) as s("n" int, ` +
+      `"task" text, "payload" json, "queue" text, "key" text, "runAt" timestamptz, ` +
+      `"maxAttempts" int) order by s."n"))`,
+    params: [spacedFrom, JSON.stringify(rows)],
+  };
+}
+
+/**
+ * How long after a job of a named queue finished a worker is nudged to look for the queue's next
+ * job. graphile-worker frees the queue as it moves on, without waiting for that (its worker asks
+ * for a job at once, often before the queue is free): the next job would wait for a poll.
+ */
+const NEXT_IN_QUEUE_MS = 30;
+/** How long after its pool stopped by itself a new one is started. */
+const RESTART_MS = 5_000;
+
+/**
+ * graphile-worker's log lines as the service's: its chatter (a job done) only at debug; while its
+ * connection is lost, nothing above debug (the outage is told once, by `connection`, however
+ * often it retries).
+ */
+function logFactory(logger: Logger, connection: DependencyState): LogFunctionFactory {
+  const log = logger.child({ component: 'jobs' });
+  return (scope) => (level, message) => {
+    const fields = { task: scope.taskIdentifier, jobId: scope.jobId };
+    const text = scrub(message);
+    switch (connection.isDown ? 'debug' : level) {
+      case 'error':
+        log.error(fields, text);
+        break;
+      case 'warning':
+        log.warn(fields, text);
+        break;
+      case 'info':
+        log.debug(fields, text);
+        break;
+      default:
+        log.trace(fields, text);
+    }
+  };
+}
+
+/**
+ * Waits (a second at most) until no connection of `pool` is in use or waited for: graphile-worker
+ * records a finished job's outcome without waiting for it, so one may still be under way when its
+ * runner has stopped, and a pool that has ended refuses it.
+ */
+async function idle(pool: Pool): Promise<void> {
+  for (let waited = 0; waited < 1_000; waited += 10) {
+    if (pool.waitingCount === 0 && pool.idleCount === pool.totalCount) {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
+ * Starts this instance's worker pool on `url`. graphile-worker is an ES module: it is loaded by
+ * `import()`, which Node 22.12+ also serves to the compiled CommonJS (as require of an ES module)
+ * and jest serves as a module of its own (--experimental-vm-modules).
+ */
+export async function startJobQueue(options: JobQueueOptions): Promise<JobQueue> {
+  const worker = await import('graphile-worker');
+  const { logger } = options;
+  // One connection LISTENs for new jobs, two take and finish them (the workers wait their turn).
+  const pool = new Pool({ connectionString: options.url, max: 3 });
+  const lost = (error: Error): void =>
+    logger.debug({ component: 'jobs', err: error }, 'job queue connection lost');
+  pool.on('error', lost);
+  pool.on('connect', (client) => client.on('error', lost));
+  const taskList: TaskList = Object.fromEntries(
+    Object.entries(options.tasks).map(([name, handler]) => [
+      name,
+      (payload, helpers) =>
+        handler(payload, {
+          signal: helpers.abortSignal,
+          attempt: helpers.job.attempts,
+          maxAttempts: helpers.job.max_attempts,
+        }),
+    ]),
+  );
+  const cron: CronItem[] = (options.recurring ?? []).map((job) => ({
+    task: job.task,
+    match: job.match,
+    identifier: job.task,
+    options: {
+      backfillPeriod: 0,
+      maxAttempts: 1,
+      ...(job.queue && { queueName: job.queue }),
+      ...(job.key && { jobKey: job.key }),
+    },
+  }));
+  const connection = new DependencyState('job queue', logger);
+  const graphileLogger = new worker.Logger(logFactory(logger, connection));
+  const events = new EventEmitter() as WorkerEvents;
+  // Its LISTEN connection is the queue's health: lost, it is told once (then retried quietly).
+  events.on('pool:listen:error', ({ error }) => connection.failed(error));
+  events.on('pool:listen:success', () => connection.recovered());
+  let workers: WorkerPool | null = null;
+  events.on('pool:create', ({ workerPool }) => {
+    workers = workerPool;
+  });
+  events.on('job:complete', ({ job }) => {
+    if (job.job_queue_id !== null) {
+      setTimeout(() => workers?.nudge(1), NEXT_IN_QUEUE_MS).unref();
+    }
+  });
+  const run = (): Promise<Runner> =>
+    worker.run({
+      pgPool: pool,
+      concurrency: options.concurrency,
+      pollInterval: options.pollIntervalMs,
+      gracefulShutdownAbortTimeout: options.shutdownAbortMs,
+      noHandleSignals: true,
+      taskList,
+      // Given (even empty), so that no crontab file is looked for.
+      parsedCronItems: worker.parseCronItems(cron),
+      logger: graphileLogger,
+      events,
+    });
+  let runner: Runner;
+  try {
+    runner = await run();
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  let closed = false;
+  let restart: NodeJS.Timeout | null = null;
+  // graphile-worker stops its whole pool when a worker cannot record a job's outcome (the
+  // database away for longer than it retries): a new one is started, until the queue is closed.
+  const watch = (current: Runner): void => {
+    const stopped = (): void => {
+      if (closed || current !== runner) {
+        return;
+      }
+      logger.warn({ component: 'jobs' }, 'job queue stopped; starting it again');
+      const again = (): void => {
+        restart = null;
+        if (closed) {
+          return;
+        }
+        run().then(
+          (started) => {
+            if (closed) {
+              void started.stop().catch(() => undefined);
+              return;
+            }
+            runner = started;
+            watch(started);
+          },
+          (error: unknown) => {
+            logger.debug({ component: 'jobs', err: error }, 'job queue not started');
+            restart = setTimeout(again, RESTART_MS);
+          },
+        );
+      };
+      restart = setTimeout(again, RESTART_MS);
+    };
+    current.promise.then(stopped, stopped);
+  };
+  watch(runner);
+  return {
+    async add(spec) {
+      await runner.addJob(spec.task, spec.payload, {
+        ...(spec.queue && { queueName: spec.queue }),
+        ...(spec.key && { jobKey: spec.key }),
+        ...(spec.runAt && { runAt: spec.runAt }),
+        ...(spec.maxAttempts && { maxAttempts: spec.maxAttempts }),
+      });
+    },
+    async dropIdleQueues() {
+      // On the pool given: releasing the utilities leaves it open.
+      const utils = await worker.makeWorkerUtils({ pgPool: pool, logger: graphileLogger });
+      try {
+        await utils.cleanup({ tasks: ['GC_JOB_QUEUES'] });
+      } finally {
+        await utils.release();
+      }
+    },
+    async close() {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      if (restart) {
+        clearTimeout(restart);
+      }
+      // A runner that stopped by itself says so again: it is stopped all the same.
+      await runner.stop().catch(() => undefined);
+      await idle(pool);
+      await pool.end();
+    },
+  };
+}
