@@ -169,8 +169,9 @@ async function idle(pool: Pool): Promise<void> {
 export async function startJobQueue(options: JobQueueOptions): Promise<JobQueue> {
   const worker = await import('graphile-worker');
   const { logger } = options;
-  // One connection LISTENs for new jobs, two take and finish them (the workers wait their turn).
-  const pool = new Pool({ connectionString: options.url, max: 3 });
+  // One connection LISTENs for new jobs, the others take and finish them (graphile-worker warns
+  // of fewer connections than jobs at once).
+  const pool = new Pool({ connectionString: options.url, max: options.concurrency });
   const lost = (error: Error): void =>
     logger.debug({ component: 'jobs', err: error }, 'job queue connection lost');
   pool.on('error', lost);
@@ -224,6 +225,10 @@ export async function startJobQueue(options: JobQueueOptions): Promise<JobQueue>
       parsedCronItems: worker.parseCronItems(cron),
       logger: graphileLogger,
       events,
+      // Outcomes recorded in (immediate) batches: a batch that cannot be recorded (the database
+      // away) stops the pool, which `watch` starts again; recorded one by one, such a failure is
+      // a rejection nobody awaits, which would end the process.
+      preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
     });
   let runner: Runner;
   try {
