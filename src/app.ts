@@ -146,7 +146,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
   });
   // A key whose first request has run twice the request timeout (crashed, or its answer never
   // kept) is abandoned: the next retry takes it over.
-  const idempotencyKeys = new IdempotencyKeys(database.orm.em.fork(), {
+  const idempotencyKeys = new IdempotencyKeys(database.orm.em.fork(), deps.webhooks.secrets, {
     keepMs: IDEMPOTENCY_KEY_KEEP_MS,
     abandonAfterMs: 2 * config.requestTimeoutMs,
   });

@@ -182,6 +182,38 @@ describe('Idempotency-Key', () => {
     expect(login.headers.get(REPLAYED)).toBeNull();
   });
 
+  it('keeps a sign-in’s answer sealed: the row holds no token, and a retry answers it byte for byte', async () => {
+    const key = newKey();
+    const headers = { 'idempotency-key': key };
+    const credentials = { json: { email: owner.email, password: owner.password } };
+    const first = await rest.post('/auth/login', credentials, { headers });
+    expect(first.status).toBe(200);
+    const token = (first.body as unknown as Record<string, unknown>)['access_token'];
+    expect(typeof token).toBe('string');
+    const kept = await admin.query<{ body: Buffer; results: unknown }>(
+      'select body, results from idempotency_keys where key = $1',
+      [key],
+    );
+    expect(kept.rows).toHaveLength(1);
+    const stored = kept.rows[0]!.body;
+    expect(stored.length).toBeGreaterThan(first.text.length);
+    for (const secret of [token as string, first.text]) {
+      expect(stored.includes(Buffer.from(secret))).toBe(false);
+      expect(stored.toString('latin1')).not.toContain(secret.slice(0, 24));
+    }
+    const retry = await rest.post('/auth/login', credentials, { headers });
+    expect(retry.headers.get(REPLAYED)).toBe('true');
+    expect(retry.text).toBe(first.text);
+    // A sealed answer moved to another key's row does not open there: it is bound to its own.
+    const other = newKey();
+    await rest.post('/auth/login', credentials, { headers: { 'idempotency-key': other } });
+    await admin.query('update idempotency_keys set body = $1 where key = $2', [stored, other]);
+    const moved = await rest.post('/auth/login', credentials, {
+      headers: { 'idempotency-key': other },
+    });
+    expect(moved.status).toBe(500);
+  });
+
   it('answers a request without the header as before: no key kept, no statement added', async () => {
     const before = Number(
       (await admin.query('select count(*) from idempotency_keys')).rows[0].count,

@@ -5,6 +5,8 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 /** The form of sealed text, so another scheme can follow this one. */
 const VERSION = 'v1';
+/** The same scheme's first bytes when sealed as bytes: no JSON text starts so. */
+const BYTES_VERSION = Buffer.from([0, 0x76, 0x31]);
 
 /** Where the key of a {@link SecretBox} comes from. */
 export interface SecretBoxKeySource {
@@ -23,7 +25,8 @@ export class SecretUnreadableError extends Error {
 }
 
 /**
- * Keeps secrets the service must read back (webhook signing secrets) encrypted at rest with
+ * Keeps secrets the service must read back (webhook signing secrets, the answers idempotency
+ * keys keep: tokens and secrets among them) encrypted at rest with
  * AES-256-GCM. Each is bound to what it belongs to (`context`, e.g. its row's id), so a sealed
  * value copied to another row does not open there.
  */
@@ -46,18 +49,46 @@ export class SecretBox {
 
   /** `v1.<base64url of iv, tag and ciphertext>`. */
   seal(plain: string, context: string): string {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv(ALGORITHM, this.key, iv, { authTagLength: TAG_BYTES });
-    cipher.setAAD(Buffer.from(context));
-    const sealed = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return `${VERSION}.${Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64url')}`;
+    return `${VERSION}.${this.encrypt(Buffer.from(plain, 'utf8'), context).toString('base64url')}`;
   }
 
   /** The plain text of a sealed value; SecretUnreadableError if it does not open. */
   open(sealed: string, context: string): string {
     const [version, data] = sealed.split('.');
-    const bytes = Buffer.from(data ?? '', 'base64url');
-    if (version !== VERSION || bytes.length < IV_BYTES + TAG_BYTES) {
+    if (version !== VERSION) {
+      throw new SecretUnreadableError();
+    }
+    return this.decrypt(Buffer.from(data ?? '', 'base64url'), context).toString('utf8');
+  }
+
+  /** Bytes sealed as bytes (for a bytea column): the version's bytes, iv, tag, ciphertext. */
+  sealBytes(plain: Buffer, context: string): Buffer {
+    return Buffer.concat([BYTES_VERSION, this.encrypt(plain, context)]);
+  }
+
+  /** The plain bytes of sealed bytes; SecretUnreadableError if they do not open. */
+  openBytes(sealed: Buffer, context: string): Buffer {
+    if (!SecretBox.isSealedBytes(sealed)) {
+      throw new SecretUnreadableError();
+    }
+    return this.decrypt(sealed.subarray(BYTES_VERSION.length), context);
+  }
+
+  /** Whether bytes are in the sealed form (those stored before sealing began are not). */
+  static isSealedBytes(value: Buffer): boolean {
+    return value.subarray(0, BYTES_VERSION.length).equals(BYTES_VERSION);
+  }
+
+  private encrypt(plain: Buffer, context: string): Buffer {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv(ALGORITHM, this.key, iv, { authTagLength: TAG_BYTES });
+    cipher.setAAD(Buffer.from(context));
+    const sealed = Buffer.concat([cipher.update(plain), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), sealed]);
+  }
+
+  private decrypt(bytes: Buffer, context: string): Buffer {
+    if (bytes.length < IV_BYTES + TAG_BYTES) {
       throw new SecretUnreadableError();
     }
     try {
@@ -66,8 +97,10 @@ export class SecretBox {
       });
       decipher.setAAD(Buffer.from(context));
       decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-      const text = decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES));
-      return Buffer.concat([text, decipher.final()]).toString('utf8');
+      return Buffer.concat([
+        decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)),
+        decipher.final(),
+      ]);
     } catch {
       throw new SecretUnreadableError();
     }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { SecretBox } from '../auth/secret-box';
 import type { TransactionJournal } from '../observability/request-tracking';
 import { IdempotencyKeyError } from '../shared/errors';
 import { executeRows, type Row, selectRows } from './rows';
@@ -8,6 +9,10 @@ import { executeRows, type Row, selectRows } from './rows';
  * The `idempotency_keys` table (migration 20261126191000): what a key's first request answered,
  * and while it runs, who runs it and what its transactions committed. The HTTP side is
  * src/platform/http/idempotency.ts.
+ *
+ * What a row keeps of an answer (its body, its transactions' results) is sealed (SecretBox),
+ * bound to the row's scope and key: those answers hold access tokens, calendar feed URLs and
+ * webhook secrets for 24 hours. Rows kept before sealing began are read as they were written.
  */
 
 /** A finished answer, kept to be sent again to every retry. */
@@ -75,6 +80,10 @@ const PRUNE =
   `delete from ${T} where ("scope", "key") in (select "scope", "key" from ${T} ` +
   `where "expires_at" < now() order by "expires_at" limit ?) returning "key"`;
 
+/** What a sealed part of a row is bound to: its row, and which part it is. */
+const sealedAs = (request: KeyRequest, part: string): string =>
+  `idempotency ${part} ${request.scope} ${request.key}`;
+
 const isTrue = (value: unknown): boolean => value === true || value === 't';
 
 /** A bytea as the driver answers it: a Buffer, or PostgreSQL's hex text. */
@@ -126,6 +135,7 @@ export class KeyClaim implements TransactionJournal {
     /** This attempt's id: every write to the row checks it still holds the key. */
     readonly owner: string,
     private readonly results: Readonly<Record<string, string>>,
+    private readonly box: SecretBox,
   ) {}
 
   /** Whether an earlier attempt committed something: this one rebuilds its answer. */
@@ -134,8 +144,13 @@ export class KeyClaim implements TransactionJournal {
   }
 
   committed(index: number): { result: unknown } | undefined {
-    const text = this.results[String(index)];
-    return text === undefined ? undefined : { result: decode(text) };
+    const kept = this.results[String(index)];
+    if (kept === undefined) {
+      return undefined;
+    }
+    // Encoded results are JSON objects; a sealed one is `v1.…`.
+    const text = kept.startsWith('{') ? kept : this.box.open(kept, this.resultContext(index));
+    return { result: decode(text) };
   }
 
   async record(
@@ -146,7 +161,7 @@ export class KeyClaim implements TransactionJournal {
     const { scope, key } = this.request;
     const rows = (await execute(MARK, [
       String(index),
-      encode(result),
+      this.box.seal(encode(result), this.resultContext(index)),
       scope,
       key,
       this.owner,
@@ -156,12 +171,18 @@ export class KeyClaim implements TransactionJournal {
       throw new IdempotencyKeyError('IDEMPOTENCY_KEY_IN_USE');
     }
   }
+
+  private resultContext(index: number): string {
+    return sealedAs(this.request, `result ${index}`);
+  }
 }
 
 /** The keys: claimed at a request's start, kept or let go at its answer, pruned after 24 hours. */
 export class IdempotencyKeys {
   constructor(
     private readonly em: EntityManager,
+    /** Seals what rows keep of answers (the service's SecretBox). */
+    private readonly box: SecretBox,
     private readonly limits: {
       /** How long a key is kept (24 h). */
       keepMs: number;
@@ -188,7 +209,7 @@ export class IdempotencyKeys {
         this.limits.keepMs,
       ]);
       if (inserted.length > 0) {
-        return { kind: 'claimed', claim: new KeyClaim(request, owner, {}) };
+        return { kind: 'claimed', claim: new KeyClaim(request, owner, {}, this.box) };
       }
       const [row] = await selectRows(this.em, READ, [
         fingerprint,
@@ -209,7 +230,7 @@ export class IdempotencyKeys {
           answer: {
             status: Number(row['status']),
             headers: (jsonValue(row['headers']) ?? {}) as Record<string, string>,
-            body: bytes(row['body']),
+            body: this.openBody(request, bytes(row['body'])),
           },
         };
       }
@@ -227,7 +248,7 @@ export class IdempotencyKeys {
         return { kind: 'in-use' };
       }
       const results = (jsonValue(taken['results']) ?? {}) as Record<string, string>;
-      return { kind: 'claimed', claim: new KeyClaim(request, owner, results) };
+      return { kind: 'claimed', claim: new KeyClaim(request, owner, results, this.box) };
     }
     return { kind: 'in-use' };
   }
@@ -239,7 +260,7 @@ export class IdempotencyKeys {
       await executeRows(this.em, KEEP, [
         answer.status,
         JSON.stringify(answer.headers),
-        answer.body,
+        this.box.sealBytes(answer.body, sealedAs(claim.request, 'body')),
         scope,
         key,
         claim.owner,
@@ -247,6 +268,12 @@ export class IdempotencyKeys {
     } else {
       await executeRows(this.em, RELEASE, [scope, key, claim.owner, scope, key, claim.owner]);
     }
+  }
+
+  private openBody(request: KeyRequest, kept: Buffer): Buffer {
+    return SecretBox.isSealedBytes(kept)
+      ? this.box.openBytes(kept, sealedAs(request, 'body'))
+      : kept;
   }
 
   /** Deletes up to `limit` keys past their 24 hours; answers how many. */
