@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expressMiddleware } from '@as-integrations/express5';
 import compression from 'compression';
 import express, { type Express } from 'express';
 import type { GraphQLSchema } from 'graphql';
@@ -34,6 +33,7 @@ import { startLiveServer } from './platform/live/live-server';
 import { SSE_PATH } from './platform/live/sse-handler';
 import { graphqlArmor } from './platform/graphql/armor';
 import { graphqlIdempotency } from './platform/graphql/idempotency-http';
+import { apolloHandler } from './platform/graphql/apollo-http';
 import { createApolloServer, GRAPHQL_PATH } from './platform/graphql/apollo';
 import { formatError } from './platform/graphql/format-error';
 import {
@@ -292,10 +292,9 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     // Off: not mounted at all, so requests pay nothing for the feature.
     ...(trusted ? [trustedDocumentsGuard(trusted, logger)] : []),
     graphqlIdempotency(idempotency, logger, trusted, GRAPHQL_PATH),
-    expressMiddleware(apollo, {
-      context: ({ req }) =>
-        createContext(deps, { authorization: req.headers.authorization, ip: req.ip ?? 'unknown' }),
-    }),
+    apolloHandler(apollo, (req) =>
+      createContext(deps, { authorization: req.headers.authorization, ip: req.ip ?? 'unknown' }),
+    ),
   );
   app.use(
     CALENDAR_PATH,
