@@ -6,6 +6,7 @@ import type { MeetingRecord } from '../meeting/meeting.store';
 import { requireWindow } from '../meeting/occurrence.service';
 import { OCCURRENCE_LIMITS, type Occurrence, occurrencesOf } from '../meeting/occurrences';
 import { ParticipantStatus } from '../meeting/participant.entity';
+import { Series } from '../meeting/recurrence';
 import { isVisibleUser } from '../user/user.rules';
 import { type UserRecord, userNotFound } from '../user/user.store';
 import type { BusyMeeting } from './availability.store';
@@ -32,11 +33,16 @@ const minutesOf = (time: string): number => {
   return (hours ?? 0) * 60 + (minutes ?? 0);
 };
 
-/** The occurrences of busy meeting `meeting` that overlap `window` and take place. */
-const heldIn = (meeting: BusyMeeting, window: TimeSpan): Occurrence[] =>
-  occurrencesOf(meeting, meeting.edits, window.start, window.end, OCCURRENCES_PER_WINDOW).filter(
-    (occurrence) => !occurrence.cancelled,
-  );
+/** The occurrences of busy meeting `meeting` (its rule: `series`) in `window` that take place. */
+const heldIn = (meeting: BusyMeeting, series: Series, window: TimeSpan): Occurrence[] =>
+  occurrencesOf(
+    meeting,
+    meeting.edits,
+    window.start,
+    window.end,
+    OCCURRENCES_PER_WINDOW,
+    series,
+  ).filter((occurrence) => !occurrence.cancelled);
 
 /**
  * Who is free when: free/busy, the conflicts of a meeting's participants, and suggested times.
@@ -211,8 +217,10 @@ export class AvailabilityService {
   ): Map<string, TimeSpan[]> {
     const spans = new Map<string, TimeSpan[]>();
     for (const meeting of meetings) {
+      // Its rule is parsed once, however many windows (a page of meetings' conflicts) it meets.
+      const series = new Series(meeting);
       for (const window of windows) {
-        for (const occurrence of heldIn(meeting, window)) {
+        for (const occurrence of heldIn(meeting, series, window)) {
           const span = clip
             ? {
                 start: new Date(Math.max(occurrence.start.getTime(), window.start.getTime())),

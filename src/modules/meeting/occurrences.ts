@@ -28,8 +28,9 @@ export function occurrencesOf(
   from: Date,
   to: Date,
   limit: number,
+  /** The meeting's rule, when the caller has it already (it is parsed on construction). */
+  series: Series = new Series(timing),
 ): Occurrence[] {
-  const series = new Series(timing);
   const duration = timing.durationMinutes * MINUTE_MS;
   const byOriginal = new Map(edits.map((edit) => [Date.parse(edit.originalStartTime), edit]));
   const window: TimeSpan = { start: from, end: to };
