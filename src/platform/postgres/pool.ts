@@ -46,6 +46,9 @@ const unwatched: PoolWatch = {
   connected: () => undefined,
 };
 
+/** A statement that opens or ends a transaction (Kysely's, for the ORM's transactions). */
+const TRANSACTION_CONTROL = /^\s*(begin|start transaction|commit|rollback)\b/i;
+
 /**
  * pg-pool's answer to a wait in its queue that outlived connectionTimeoutMillis: the pool was
  * busy, not the database unreachable.
@@ -73,8 +76,13 @@ function typeParsers(): TypeOverrides {
  * request's deadline. One per pg client, so Kysely keeps one connection object per client.
  */
 export class PooledConnection implements PostgresPoolClient, StatementConnection {
-  /** Set when a deadline left a statement running: the client is ended, not pooled again. */
-  private expired = false;
+  /**
+   * Set when a deadline left a statement running, or a transaction's BEGIN, COMMIT or ROLLBACK
+   * failed: the client is ended on release, not pooled again.
+   */
+  private broken = false;
+  /** Whether the connection is lent out (released once per loan). */
+  private lent = false;
 
   constructor(
     /** The pg client (a connection of the pg pool). */
@@ -94,7 +102,7 @@ export class PooledConnection implements PostgresPoolClient, StatementConnection
       run,
       () => this.watch().deadlineReached(),
       () => {
-        this.expired = true;
+        this.broken = true;
       },
     );
   }
@@ -109,13 +117,26 @@ export class PooledConnection implements PostgresPoolClient, StatementConnection
     if (typeof statement !== 'string') {
       return this.client.query(statement as never) as unknown as PostgresCursor<R>;
     }
-    return this.bounded(
+    const running = this.bounded(
       statement,
       () =>
         this.client.query(statement, parameters ? [...parameters] : []) as unknown as Promise<
           PostgresQueryResult<R>
         >,
     );
+    if (!TRANSACTION_CONTROL.test(statement)) {
+      return running;
+    }
+    // Kysely 0.29.6 (MikroORM 7.2's) never releases a transaction's connection whose BEGIN failed,
+    // nor one whose COMMIT and then ROLLBACK failed (a lost connection, a deadline): the pool would
+    // lose it for good (0.29.9 releases both). The connection is ended here at once, so nothing
+    // of a transaction in an unknown state is pooled again, and whatever Kysely still sends on it
+    // fails; a Kysely that releases it too finds it released already.
+    return running.catch((error: unknown) => {
+      this.broken = true;
+      this.release();
+      throw error;
+    });
   }
 
   /** The service's raw statements: rows as arrays (src/platform/sql/rows.ts). */
@@ -125,11 +146,20 @@ export class PooledConnection implements PostgresPoolClient, StatementConnection
     );
   }
 
+  /** Marks the connection lent out (by the pool, as it hands it over). */
+  lend(): this {
+    this.lent = true;
+    return this;
+  }
+
   release(): void {
-    if (this.expired) {
-      this.expired = false;
+    if (!this.lent) {
+      return;
+    }
+    this.lent = false;
+    if (this.broken) {
       // pg-pool ends a client released with an error instead of pooling it again.
-      this.client.release(new Error('request deadline: a statement was left running'));
+      this.client.release(new Error('connection left in an unknown state'));
       return;
     }
     this.client.release();
@@ -209,7 +239,7 @@ export class ServicePool implements PostgresPool, StatementPool {
       connection = new PooledConnection(client, () => this.watch);
       this.connections.set(client, connection);
     }
-    return connection;
+    return connection.lend();
   }
 
   state(): PoolState {
