@@ -49,6 +49,11 @@ const unwatched: PoolWatch = {
 /** A statement that opens or ends a transaction (Kysely's, for the ORM's transactions). */
 const TRANSACTION_CONTROL = /^\s*(begin|start transaction|commit|rollback)\b/i;
 
+/** How long a broken connection stays open for a statement it still runs (see release). */
+const BROKEN_GRACE_MS = 5_000;
+
+const settled = (): void => undefined;
+
 /**
  * pg-pool's answer to a wait in its queue that outlived connectionTimeoutMillis: the pool was
  * busy, not the database unreachable.
@@ -83,6 +88,8 @@ export class PooledConnection implements PostgresPoolClient, StatementConnection
   private broken = false;
   /** Whether the connection is lent out (released once per loan). */
   private lent = false;
+  /** Settles when the last statement sent has (the client runs them in order). */
+  private idle: Promise<unknown> = Promise.resolve();
 
   constructor(
     /** The pg client (a connection of the pg pool). */
@@ -96,10 +103,15 @@ export class PooledConnection implements PostgresPoolClient, StatementConnection
   }
 
   private bounded<T>(text: string, run: () => Promise<T>): Promise<T> {
+    const send = (): Promise<T> => {
+      const running = run();
+      this.idle = running.then(settled, settled);
+      return running;
+    };
     return statementByDeadline(
       this.client,
       text,
-      run,
+      send,
       () => this.watch().deadlineReached(),
       () => {
         this.broken = true;
@@ -158,8 +170,18 @@ export class PooledConnection implements PostgresPoolClient, StatementConnection
     }
     this.lent = false;
     if (this.broken) {
-      // pg-pool ends a client released with an error instead of pooling it again.
-      this.client.release(new Error('connection left in an unknown state'));
+      // pg-pool ends a client released with an error instead of pooling it again. Not before its
+      // last statement has ended (a cancelled one is answered once the cancel lands; 5 s at
+      // most): pgbouncer drops the cancel of a client that has gone.
+      const client = this.client;
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise((resolve) => {
+        timer = setTimeout(resolve, BROKEN_GRACE_MS);
+      });
+      void Promise.race([this.idle, grace]).then(() => {
+        clearTimeout(timer);
+        client.release(new Error('connection left in an unknown state'));
+      });
       return;
     }
     this.client.release();
