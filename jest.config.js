@@ -7,6 +7,11 @@ const path = require('node:path');
 // Type-checking is `npm run typecheck`'s job; tests are transpiled file by file for speed.
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.test.json', diagnostics: false }];
 
+// Packages that ship ES modules only: compiled to CommonJS for jest's registry (which `require`s
+// every file as CommonJS), as Node itself loads them for the compiled service (require(esm)).
+const ESM_PACKAGES = ['@mikro-orm', 'kysely'];
+const esmPackages = `/node_modules/(${ESM_PACKAGES.join('|')})/`;
+
 function postgresUrl() {
   if (process.env.TEST_DATABASE_URL === '') {
     return null;
@@ -47,7 +52,11 @@ function project(name, globals, extra = {}) {
   return {
     displayName: name,
     testEnvironment: 'node',
-    transform: { '^.+\\.ts$': tsJest },
+    transform: {
+      '^.+\\.ts$': tsJest,
+      [`${esmPackages}.+\\.js$`]: '<rootDir>/test/helpers/esm-packages.transform.cjs',
+    },
+    transformIgnorePatterns: [`/node_modules/(?!(${ESM_PACKAGES.join('|')})/)`],
     testMatch: ['<rootDir>/test/**/*.test.ts'],
     // test/pooler needs pgbouncer in the path: only the pgbouncer project runs it.
     testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/pooler/'],

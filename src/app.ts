@@ -110,9 +110,9 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     requestTimeoutMs: config.requestTimeoutMs,
     log: (message) => logger.info({ component: 'orm' }, message),
     // Such as a pooled connection found broken: the database's state is logged once (guard).
-    driverLog: (message) => logger.debug({ component: 'knex' }, scrub(message)),
+    driverLog: (message) => logger.debug({ component: 'pg' }, scrub(message)),
   });
-  const guard = guardDatabase(database.orm, config.requestTimeoutMs, logger);
+  const guard = guardDatabase(database.pool, config.requestTimeoutMs, logger);
   const key = await loadSigningKey(config.auth);
   // The same on every instance and port, so that instances sharing a key accept each other's tokens.
   const issuer = config.auth.issuer ?? config.publicUrl ?? DEFAULT_ISSUER;
@@ -173,7 +173,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
   // API answers are never revalidated; hashing every body for an ETag is wasted work.
   app.set('etag', false);
   app.set('trust proxy', 'loopback');
-  const metrics = config.metrics.enabled ? new Metrics(database.orm) : null;
+  const metrics = config.metrics.enabled ? new Metrics(() => database.pool.state()) : null;
   // A request read from a connection the shutdown drain has already ended (it held no request
   // when the drain began) can never be answered: it is not run, so nothing is done behind the
   // client's back (the SIGTERM fault test saw such a registration written, its client reset).
@@ -240,7 +240,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     poolSize: WEBHOOK_POOL_SIZE,
     pooler: config.database.kind === 'postgres' ? config.database.pooler : undefined,
     requestTimeoutMs: config.requestTimeoutMs,
-    driverLog: (message) => logger.debug({ component: 'knex' }, scrub(message)),
+    driverLog: (message) => logger.debug({ component: 'pg' }, scrub(message)),
   });
   const webhooks = await startWebhookWorker({
     orm: webhookOrm,

@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'meetings-migration-'));
   const server = await openEmbeddedServer(dataDir, { attach: false });
   try {
-    const options = buildOrmOptions(dataModel, server.url, 1);
+    const options = buildOrmOptions(dataModel, server.url);
     const orm = await MikroORM.init({
       ...options,
       migrations: {
@@ -26,10 +26,10 @@ async function main(): Promise<void> {
       },
     });
     try {
-      const migrator = orm.getMigrator();
+      const migrator = orm.migrator;
       await migrator.up();
-      const initial = (await migrator.getExecutedMigrations()).length === 0;
-      const result = await migrator.createMigration(undefined, false, initial);
+      const initial = (await migrator.getExecuted()).length === 0;
+      const result = await migrator.create(undefined, false, initial);
       console.log(result.fileName ? `created ${result.fileName}` : 'no changes');
     } finally {
       await orm.close(true);

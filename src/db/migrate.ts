@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     attach: true,
   });
   try {
-    const applied = await database.orm.getMigrator().up();
+    const applied = await database.orm.migrator.up();
     console.log(
       applied.length ? `applied: ${applied.map((m) => m.name).join(', ')}` : 'schema is up to date',
     );

@@ -11,10 +11,10 @@ describe('migrations', () => {
     const target = await createTestDatabase();
     const database = await openDatabase(target.config, { model: dataModel, migrate: false });
     try {
-      const migrator = database.orm.getMigrator();
-      expect(await migrator.getExecutedMigrations()).toEqual([]);
+      const migrator = database.orm.migrator;
+      expect(await migrator.getExecuted()).toEqual([]);
       await migrator.up();
-      expect(await migrator.getPendingMigrations()).toEqual([]);
+      expect(await migrator.getPending()).toEqual([]);
       const tables = await database.orm.em
         .getConnection()
         .execute<
@@ -24,7 +24,7 @@ describe('migrations', () => {
         expect.arrayContaining(['follows', 'meetings', 'participants', 'users']),
       );
       // The entities and the migrated schema agree: nothing left to generate.
-      const diff = await database.orm.getSchemaGenerator().getUpdateSchemaSQL({ wrap: false });
+      const diff = await database.orm.schema.getUpdateSchemaSQL({ wrap: false });
       expect(diff.replace(/set names [^;]+;/g, '').trim()).toBe('');
     } finally {
       await database.close();

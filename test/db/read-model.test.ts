@@ -14,7 +14,7 @@ describe('read models', () => {
     const database = await openDatabase(target.config, { model: dataModel, migrate: false });
     try {
       for (const entity of [User, Meeting, Participant, Follow]) {
-        const meta = database.orm.getMetadata().get(entity.name);
+        const meta = database.orm.getMetadata().get<object>(entity);
         const expected = meta.props
           .filter(
             (prop) =>

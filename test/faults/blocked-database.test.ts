@@ -30,7 +30,7 @@ suite('a blocked database', () => {
 
   it('answers 503 within the request timeout, with the request id in GraphQL errors', async () => {
     const locker = new Client({
-      connectionString: t.instance.database.orm.config.getClientUrl(),
+      connectionString: t.instance.database.url,
     });
     await locker.connect();
     await locker.query('begin');

@@ -28,7 +28,7 @@ suite('one deadline per request', () => {
 
   beforeAll(async () => {
     t = await startTestApp({ REQUEST_TIMEOUT_MS: String(BUDGET_MS) }, { logger: logs.logger });
-    poolSize = t.instance.database.orm.config.get('pool')?.max ?? 0;
+    poolSize = t.instance.database.pool.max;
     expect(poolSize).toBeGreaterThan(0);
     [ada, bob] = (await t.seed.users(2)) as [SeededUser, SeededUser];
   });
@@ -93,7 +93,7 @@ suite('one deadline per request', () => {
 
   it('answers 503 within the budget behind a locked table and behind the full pool, cancels the statement, and readiness tells a stuck pool', async () => {
     const locker = new Client({
-      connectionString: t.instance.database.orm.config.getClientUrl(),
+      connectionString: t.instance.database.url,
     });
     await locker.connect();
     await locker.query('begin');
@@ -167,13 +167,8 @@ suite('one deadline per request', () => {
 
   it('answers 503 within the budget when no connection frees up for it, and readiness tells a stuck pool', async () => {
     // Every connection of the pool held, outside any request (so without a deadline).
-    const client = t.instance.database.orm.em.getConnection().getKnex().client as {
-      acquireConnection(): Promise<unknown>;
-      releaseConnection(connection: unknown): Promise<void>;
-    };
-    const held = await Promise.all(
-      Array.from({ length: poolSize }, () => client.acquireConnection()),
-    );
+    const { pg } = t.instance.database.pool;
+    const held = await Promise.all(Array.from({ length: poolSize }, () => pg.connect()));
     const report: string[] = [];
     try {
       const reads = await Promise.all(Array.from({ length: 4 }, readMe));
@@ -192,7 +187,7 @@ suite('one deadline per request', () => {
       await load.stop();
       load = null;
     } finally {
-      await Promise.all(held.map((connection) => client.releaseConnection(connection)));
+      held.forEach((connection) => connection.release());
       console.log(
         `request-deadline, pool held (budget ${BUDGET_MS} ms):\n  ${report.join('\n  ')}`,
       );

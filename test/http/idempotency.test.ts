@@ -343,20 +343,19 @@ describe('Idempotency-Key', () => {
      * what the driver reports when a connection drops before its answer arrives.
      */
     beforeAll(() => {
-      const pool = t.instance.database.orm.em.getConnection().getKnex().client as {
-        acquireConnection(): Promise<PgConnection>;
-      };
-      const acquire = pool.acquireConnection.bind(pool);
+      const pool = t.instance.database.pool;
+      const acquire = pool.connect.bind(pool);
       const wrapped = new WeakSet<PgConnection>();
-      pool.acquireConnection = async () => {
-        const connection = await acquire();
+      pool.connect = async () => {
+        const pooled = await acquire();
+        const connection = pooled.client as unknown as PgConnection;
         if (!wrapped.has(connection)) {
           wrapped.add(connection);
           const query = connection.query;
           connection.query = function (this: PgConnection, ...args: unknown[]) {
             const [config] = args;
             const text = typeof config === 'string' ? config : (config as { text?: unknown }).text;
-            // `commit` from the service's own transactions, `COMMIT;` from knex's (the ORM's).
+            // `commit` from the service's own transactions and from Kysely's (the ORM's).
             const statement = String(text).toLowerCase().replace(/;$/, '');
             const fails = lose === 'after-commit' ? 'commit' : lose === 'at-begin' ? 'begin' : null;
             if (statement !== fails) {
@@ -386,7 +385,7 @@ describe('Idempotency-Key', () => {
             return lost;
           };
         }
-        return connection;
+        return pooled;
       };
     });
 

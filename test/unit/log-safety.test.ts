@@ -11,7 +11,7 @@ describe('log safety', () => {
     ).toBe("values ('[email]', '[hash]') Bearer [token]");
   });
 
-  it("keeps only the driver's part of a message knex prefixed with the statement", () => {
+  it("keeps only the driver's part of a message prefixed with the statement (as knex, under MikroORM 6, prefixed it)", () => {
     const error = Object.assign(
       new Error(
         `insert into "users" ("email", "password_hash") values ('ada@example.com', '$argon2id$x') - terminating connection due to administrator command`,

@@ -1,6 +1,6 @@
 import { MetadataStorage } from '@mikro-orm/core';
 import { entities } from '../../modules';
-import type { Knex } from '@mikro-orm/postgresql';
+import type { Pool } from 'pg';
 import { Follow } from '../../modules/follow/follow.entity';
 import { Meeting } from '../../modules/meeting/meeting.entity';
 import { Participant } from '../../modules/meeting/participant.entity';
@@ -20,7 +20,7 @@ const BATCH_ROWS = { users: 2_000, follows: 5_000, meetings: 2_000, participants
 
 /** How the data is written. */
 export interface LoadContext {
-  knex: Knex;
+  pool: Pool;
   /** INSERTs in flight at once. */
   concurrency: number;
   progress: PhaseStarter;
@@ -53,9 +53,9 @@ function entityTables(): string[] {
 }
 
 /** Empties the entities' tables (the migrations table stays). */
-export async function truncateTables(knex: Knex): Promise<void> {
+export async function truncateTables(pool: Pool): Promise<void> {
   // One statement for all: truncation fires no row triggers, so the search counters go too.
-  await knex.raw(
+  await pool.query(
     `truncate table ${entityTables()
       .map((table) => `"${table}"`)
       .join(', ')}`,
@@ -74,7 +74,7 @@ async function insertAll<E>(
   await runBatches(chunks(records, options.batchRows), context.concurrency, async (batch) => {
     // Await first, then add: `inserted += await ...` would lose counts of concurrent batches.
     const count = await insertBatch(
-      context.knex,
+      context.pool,
       plannedInsert(phase.entity, batch, options.ignoreConflicts),
     );
     inserted += count;
@@ -85,9 +85,9 @@ async function insertAll<E>(
 }
 
 /** Unanswered invitations the user already has in open meetings owned by others. */
-function countInvitations(knex: Knex, userId: string): Promise<number> {
+function countInvitations(pool: Pool, userId: string): Promise<number> {
   return queryCount(
-    knex,
+    pool,
     `select count(*)::int as n from "participants" p join "meetings" m on m."id" = p."meeting_id"
      where p."user_id" = ? and p."status" = 'new' and m."status" in ('pending', 'confirmed')
        and m."owner_id" <> ?`,
@@ -100,15 +100,15 @@ export async function loadSampleData(
   context: LoadContext,
   options: SeedOptions,
 ): Promise<SeedSummary> {
-  const { knex } = context;
+  const { pool } = context;
   const now = context.now ?? Date.now();
   if (options.reset) {
-    await truncateTables(knex);
+    await truncateTables(pool);
   }
 
   // Users: the fixed ones first (kept if they exist), then the generated ones.
-  const fixed = await ensureFixedUsers(knex, context.passwordHash, now);
-  const accountToken = await chooseAccountToken(knex);
+  const fixed = await ensureFixedUsers(pool, context.passwordHash, now);
+  const accountToken = await chooseAccountToken(pool);
   // A fresh database gets the same data for the same seed; a later run adds different data.
   const rng = accountToken ? new Random(options.seed).fork(accountToken) : new Random(options.seed);
   const generated: SeedUser[] = [];
@@ -143,7 +143,7 @@ export async function loadSampleData(
   );
 
   // Meetings with their participants; the inbox user's invitations are topped up to the target.
-  const existingInvitations = await countInvitations(knex, inbox.id);
+  const existingInvitations = await countInvitations(pool, inbox.id);
   const invitations = Math.max(0, options.pendingInvitations - existingInvitations);
   const plan = planMeetings(rng.fork('meetings'), {
     now,
@@ -181,7 +181,7 @@ export async function loadSampleData(
     invitationMeetings: plan.invitationMeetings,
     bigMeetingSize: plan.bigMeetingSize,
     participants,
-    invitations: (await countInvitations(knex, inbox.id)) - existingInvitations,
+    invitations: (await countInvitations(pool, inbox.id)) - existingInvitations,
     accountToken,
   };
 }

@@ -63,7 +63,7 @@ export async function runSeed(options: SeedOptions): Promise<void> {
   try {
     summary = await loadSampleData(
       {
-        knex: database.orm.em.getKnex(),
+        pool: database.pool.pg,
         concurrency: Math.min(4, config.database.poolSize),
         progress: progressOnStderr(),
         passwordHash,

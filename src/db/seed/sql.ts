@@ -1,4 +1,4 @@
-import type { Knex } from '@mikro-orm/postgresql';
+import type { Pool, PoolClient } from 'pg';
 
 /** A value bound to a query parameter. Timestamps travel as ISO strings. */
 export type SqlValue = string | number | boolean | null;
@@ -14,33 +14,29 @@ export interface InsertBatch {
 
 const quote = (identifier: string): string => `"${identifier.replace(/"/g, '""')}"`;
 
-/** The rows of a raw result. */
-export function resultRows(result: unknown): Record<string, unknown>[] {
-  if (typeof result === 'object' && result !== null && 'rows' in result) {
-    const { rows } = result;
-    if (Array.isArray(rows)) {
-      return rows as Record<string, unknown>[];
-    }
-  }
-  return [];
-}
+/** `?` placeholders numbered for PostgreSQL (`$1`, `$2`, …); no `?` may appear otherwise. */
+const numbered = (sql: string): string => {
+  let index = 0;
+  return sql.replace(/\?/g, () => `$${++index}`);
+};
 
-/** Runs a raw, parameterized query (`?` placeholders) and returns its rows. */
+/** Runs a raw, parameterized query (`?` placeholders) on the pool or one of its connections. */
 export async function query(
-  knex: Knex,
+  db: Pool | PoolClient,
   sql: string,
   bindings: readonly SqlValue[] = [],
 ): Promise<Record<string, unknown>[]> {
-  return resultRows(await knex.raw(sql, [...bindings]));
+  const result = await db.query<Record<string, unknown>>(numbered(sql), [...bindings]);
+  return result.rows;
 }
 
 /** Runs a query that answers one integer column `n`. */
 export async function queryCount(
-  knex: Knex,
+  db: Pool | PoolClient,
   sql: string,
   bindings: readonly SqlValue[] = [],
 ): Promise<number> {
-  const [row] = await query(knex, sql, bindings);
+  const [row] = await query(db, sql, bindings);
   return Number(row?.['n'] ?? 0);
 }
 
@@ -48,7 +44,7 @@ export async function queryCount(
  * Inserts the batch with one parameterized multi-row INSERT in its own transaction and returns
  * how many rows went in (conflicting rows skipped with ignoreConflicts do not count).
  */
-export async function insertBatch(knex: Knex, batch: InsertBatch): Promise<number> {
+export async function insertBatch(pool: Pool, batch: InsertBatch): Promise<number> {
   if (batch.rows.length === 0) {
     return 0;
   }
@@ -69,7 +65,18 @@ export async function insertBatch(knex: Knex, batch: InsertBatch): Promise<numbe
     `with inserted as (insert into ${quote(batch.table)} (${batch.columns.map(quote).join(', ')}) ` +
     `values ${tuples.join(',')}${batch.ignoreConflicts ? ' on conflict do nothing' : ''} returning 1) ` +
     `select count(*)::int as n from inserted`;
-  return knex.transaction((trx) => queryCount(trx, sql, bindings));
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    const inserted = await queryCount(client, sql, bindings);
+    await client.query('commit');
+    return inserted;
+  } catch (error) {
+    await client.query('rollback').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
 }
 
 /**

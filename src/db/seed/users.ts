@@ -1,5 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import type { Knex } from '@mikro-orm/postgresql';
+import type { Pool } from 'pg';
 import { User } from '../../modules/user/user.entity';
 import { Role } from '../../modules/user/user.rules';
 import { type PlannedRecord, plannedInsert } from './planned';
@@ -50,7 +50,7 @@ const USER_AGE_DAYS = { min: 60, max: 3 * 365 };
  * `inserted` counts the ones that were new.
  */
 export async function ensureFixedUsers(
-  knex: Knex,
+  pool: Pool,
   passwordHash: string,
   now: number,
 ): Promise<{ users: Record<FixedUserKey, SeedUser>; inserted: number }> {
@@ -74,9 +74,9 @@ export async function ensureFixedUsers(
       phone: null,
     };
   });
-  const inserted = await insertBatch(knex, plannedInsert(User, records, true));
+  const inserted = await insertBatch(pool, plannedInsert(User, records, true));
   const stored = await query(
-    knex,
+    pool,
     `select "id", "account", "created_at" from "users" where lower("account") in (${keys.map(() => '?').join(',')})`,
     keys.map((key) => FIXED_USERS[key].account),
   );
@@ -103,9 +103,9 @@ export async function ensureFixedUsers(
  * database without generated accounts, otherwise "r" and digits not used yet. Generated accounts
  * look like "first.last[.token].n"; names hold no digits and tokens do, so they never collide.
  */
-export async function chooseAccountToken(knex: Knex): Promise<string> {
+export async function chooseAccountToken(pool: Pool): Promise<string> {
   const [earlier] = await query(
-    knex,
+    pool,
     `select exists(select 1 from "users" where "account" ~ '^[a-z.]+\\.[0-9]+$') as "found"`,
   );
   if (!earlier?.['found']) {
@@ -114,7 +114,7 @@ export async function chooseAccountToken(knex: Knex): Promise<string> {
   for (;;) {
     const token = `r${randomInt(1000, 100_000)}`;
     const [taken] = await query(
-      knex,
+      pool,
       `select exists(select 1 from "users" where "account" like ?) as "found"`,
       [`%.${token}.%`],
     );

@@ -1,4 +1,4 @@
-import { Check, Entity, Index, ManyToOne, Unique } from '@mikro-orm/core';
+import { Check, Entity, Index, ManyToOne, Unique } from '@mikro-orm/decorators/legacy';
 import { Node } from '../../platform/graphql/node-interface';
 import { Field, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../../platform/shared/base.entity';

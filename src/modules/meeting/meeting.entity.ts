@@ -1,4 +1,5 @@
-import { Check, Entity, Enum, HiddenProps, Index, ManyToOne, Property } from '@mikro-orm/core';
+import { HiddenProps } from '@mikro-orm/core';
+import { Check, Entity, Enum, Index, ManyToOne, Property } from '@mikro-orm/decorators/legacy';
 import { GraphQLDateTime, GraphQLUUID } from '../../platform/shared/scalars';
 import { Node } from '../../platform/graphql/node-interface';
 import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';

@@ -1,4 +1,4 @@
-import { Entity, Enum, Index, ManyToOne, Unique } from '@mikro-orm/core';
+import { Entity, Enum, Index, ManyToOne, Unique } from '@mikro-orm/decorators/legacy';
 import { Node } from '../../platform/graphql/node-interface';
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
 import { BaseEntity } from '../../platform/shared/base.entity';

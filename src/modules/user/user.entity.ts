@@ -1,4 +1,5 @@
-import { Check, Entity, Enum, HiddenProps, Index, Property } from '@mikro-orm/core';
+import { HiddenProps } from '@mikro-orm/core';
+import { Check, Entity, Enum, Index, Property } from '@mikro-orm/decorators/legacy';
 import { GraphQLEmailAddress, GraphQLLocalDate, GraphQLUUID } from '../../platform/shared/scalars';
 import { Node } from '../../platform/graphql/node-interface';
 import { Field, ObjectType } from 'type-graphql';

@@ -1,4 +1,5 @@
-import { Entity, Enum, HiddenProps, Index, ManyToOne, Property, Unique } from '@mikro-orm/core';
+import { HiddenProps } from '@mikro-orm/core';
+import { Entity, Enum, Index, ManyToOne, Property, Unique } from '@mikro-orm/decorators/legacy';
 import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { BaseEntity } from '../../platform/shared/base.entity';
 import { GraphQLDateTime, GraphQLUUID } from '../../platform/shared/scalars';

@@ -1,4 +1,5 @@
-import { ArrayType, Entity, HiddenProps, Index, ManyToOne, Property } from '@mikro-orm/core';
+import { ArrayType, HiddenProps } from '@mikro-orm/core';
+import { Entity, Index, ManyToOne, Property } from '@mikro-orm/decorators/legacy';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../../platform/shared/base.entity';
 import { User } from '../user/user.entity';

@@ -24,13 +24,15 @@ export function scrub(text: string): string {
   return clean;
 }
 
-// A statement, as knex puts it in front of a driver's message.
+// A statement, as a query layer may put it in front of a driver's message.
 const STATEMENT =
   /^\s*(select|insert|update|delete|with|begin|commit|rollback|savepoint|release|set|lock)\b/i;
 
 /**
- * knex prefixes a failed statement's message with the statement, values inlined (`insert into
- * "users" … values ('…', '$argon2id$…') - terminating connection …`): only the driver's part is kept.
+ * A failed statement's message prefixed with the statement, values inlined (`insert into "users"
+ * … values ('…', '$argon2id$…') - terminating connection …`, as knex wrote it under MikroORM 6):
+ * only the driver's part is kept. MikroORM 7 (Kysely, pg) passes pg's message as it is
+ * (test/db/error-logging.test.ts); this stays for any layer that prefixes it again.
  */
 function driverMessage(error: object, message: string): string {
   const fromDatabase = error instanceof DriverException || STATEMENT.test(message);

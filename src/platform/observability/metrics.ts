@@ -1,22 +1,18 @@
 import cluster from 'node:cluster';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { answerPrimaryScrapes } from './cluster-metrics';
 import { exposition } from './metrics-server';
 
-/** What the connection pool (tarn, under knex) tells about itself. */
-interface PoolState {
-  numUsed(): number;
-  numFree(): number;
-  numPendingAcquires(): number;
+/** What the database connection pool tells about itself (src/platform/postgres/pool.ts). */
+export interface PoolState {
+  /** Connections lent out (or being opened). */
+  used: number;
+  /** Open connections not lent out. */
+  free: number;
+  /** Waits for a connection under way. */
+  waiting: number;
   max: number;
-}
-
-/** The ORM's connection pool, when it has one (a PostgreSQL server). */
-function poolOf(orm: MikroORM): PoolState | undefined {
-  const pool = orm.em.getConnection().getKnex().client.pool as PoolState | undefined;
-  return typeof pool?.numPendingAcquires === 'function' ? pool : undefined;
 }
 
 /** What the WebSocket subscriptions report (src/platform/live/). */
@@ -42,7 +38,7 @@ export class Metrics {
   private readonly duration: Histogram<'method' | 'route' | 'status'>;
   readonly live: LiveMetrics;
 
-  constructor(orm: MikroORM) {
+  constructor(poolState: () => PoolState) {
     this.registry = new Registry();
     if (cluster.isWorker) {
       answerPrimaryScrapes(this.registry);
@@ -57,19 +53,12 @@ export class Metrics {
     });
     const pool = (read: (pool: PoolState) => number) =>
       function (this: Gauge) {
-        const state = poolOf(orm);
-        if (state) {
-          this.set(read(state));
-        }
+        this.set(read(poolState()));
       };
     const gauges: Array<[string, string, (pool: PoolState) => number]> = [
-      ['db_pool_connections_in_use', 'Database connections lent to a request', (p) => p.numUsed()],
-      ['db_pool_connections_idle', 'Open database connections not in use', (p) => p.numFree()],
-      [
-        'db_pool_waiting',
-        'Requests waiting for a database connection',
-        (p) => p.numPendingAcquires(),
-      ],
+      ['db_pool_connections_in_use', 'Database connections lent to a request', (p) => p.used],
+      ['db_pool_connections_idle', 'Open database connections not in use', (p) => p.free],
+      ['db_pool_waiting', 'Requests waiting for a database connection', (p) => p.waiting],
       ['db_pool_connections_max', 'Size of the database connection pool', (p) => p.max],
     ];
     for (const [name, help, read] of gauges) {

@@ -1,8 +1,7 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { DependencyState } from '../observability/dependency-state';
+import type { ServicePool } from './pool';
 import { PoolSaturation } from './pool-saturation';
-import { boundByRequestDeadline, type KnexClientInternals } from './request-deadline';
 
 /** What the service watches of its database while it runs. */
 export interface DatabaseGuard {
@@ -11,24 +10,21 @@ export interface DatabaseGuard {
 }
 
 /**
- * Puts a request's waits for the database under its deadline, watches the pool's saturation for
- * readiness, and logs the database going down (connections cannot be opened) and coming back
- * once each, however many requests try in between.
+ * Watches the pool's saturation for readiness (each wait a request's deadline ended, see
+ * src/platform/postgres/request-deadline.ts), and logs the database going down (connections
+ * cannot be opened) and coming back once each, however many requests try in between.
  */
 export function guardDatabase(
-  orm: MikroORM,
+  pool: ServicePool,
   requestTimeoutMs: number,
   logger: Logger,
 ): DatabaseGuard {
-  const client = orm.em.getConnection().getKnex().client as unknown as KnexClientInternals;
-  const pool = client.pool;
-  if (!pool) {
-    return { poolStuck: () => false };
-  }
-  const saturation = new PoolSaturation(pool, requestTimeoutMs);
-  boundByRequestDeadline(client, saturation.deadlineReached);
+  const saturation = new PoolSaturation(() => pool.state(), requestTimeoutMs);
   const state = new DependencyState('database', logger);
-  pool.on('createFail', (_id, error) => state.failed(error));
-  pool.on('createSuccess', () => state.recovered());
+  pool.watchWith({
+    deadlineReached: saturation.deadlineReached,
+    connectFailed: (error) => state.failed(error),
+    connected: () => state.recovered(),
+  });
   return { poolStuck: () => saturation.stuck() };
 }

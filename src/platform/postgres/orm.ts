@@ -1,12 +1,15 @@
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { Migrator } from '@mikro-orm/migrations';
+import { PostgresDialect } from 'kysely';
 import type { DatabaseConfig, Pooler } from '../../config';
 import type { DriverException, EntityClass, MigrationObject } from '@mikro-orm/core';
 import { classifyDatabaseError } from '../shared/db-errors';
 import { DatabaseUnavailableError, NotFoundError } from '../shared/errors';
 import { type EmbeddedServer, openEmbeddedServer } from './embedded/embedded-server';
 import type { QueryCounter } from '../observability/request-tracking';
-import { sendUnnamed } from '../sql/rows';
+import { useStatementPool } from '../sql/connections';
+import { type PoolOptions, ServicePool } from './pool';
 import { checkPostgres } from './preflight';
 
 /** What the service stores: its entities and the migrations that make their tables. */
@@ -37,7 +40,7 @@ export interface OpenOptions {
    * src/platform/postgres/request-deadline.ts); migrations run without it.
    */
   requestTimeoutMs?: number;
-  /** knex's own warnings, e.g. a pooled connection found broken (default: none). */
+  /** The driver's warnings, e.g. a pooled connection lost while idle (default: none). */
   driverLog?: (message: string) => void;
   /**
    * On the embedded database, join the server of another process serving the same directory
@@ -49,6 +52,8 @@ export interface OpenOptions {
 /** An open database: the ORM plus whatever must be closed after it. */
 export interface Database {
   orm: MikroORM;
+  /** The pool every connection of `orm` (the ORM's and raw statements') comes from. */
+  pool: ServicePool;
   kind: DatabaseConfig['kind'];
   /** The server's connection URL, as the pool reaches it (through a pooler when there is one). */
   url: string;
@@ -84,8 +89,18 @@ function baseOptions(
       transactional: true,
       allOrNothing: true,
     },
-    discovery: { disableDynamicFileAccess: true, requireEntitiesArray: true },
-    schemaGenerator: { skipTables: model.unmappedTables },
+    // Legacy decorators with their design-type metadata (emitted by SWC and ts-jest).
+    metadataProvider: ReflectMetadataProvider,
+    schemaGenerator: {
+      skipTables: model.unmappedTables,
+      // The migrations' own triggers and functions (search grams, session ends, meeting spans)
+      // are declared by no entity: MikroORM 7 would otherwise propose to drop them.
+      ignoreTriggers: true,
+      ignoreRoutines: true,
+      // MikroORM 6 derived `on update cascade` from the relations' default cascade, and the
+      // applied migrations have it; MikroORM 7 no longer derives it.
+      defaultUpdateRule: 'cascade',
+    },
     forceUtcTimezone: true,
     // One place turns "not found" into the contract's code (USER_NOT_FOUND, MEETING_NOT_FOUND, ...).
     findOneOrFailHandler: (entityName) =>
@@ -97,37 +112,22 @@ function baseOptions(
   };
 }
 
-/** MikroORM options for a PostgreSQL server (the configured one or the embedded one). */
+/**
+ * MikroORM options for a PostgreSQL server (the configured one or the embedded one). With a
+ * `pool`, the ORM runs its statements on it (Kysely's PostgresDialect over the service's own
+ * pg pool); without one (creating a migration) MikroORM opens a pool of its own on `url`.
+ */
 export function buildOrmOptions(
   model: DataModel,
   url: string,
-  poolSize: number,
+  pool?: ServicePool,
   counter?: QueryCounter,
   log?: (message: string) => void,
-  limits: Pick<OpenOptions, 'requestTimeoutMs' | 'driverLog'> & { pooler?: Pooler } = {},
 ): Options {
-  const { requestTimeoutMs: timeoutMs, driverLog = () => undefined, pooler = 'session' } = limits;
-  // A start-up parameter would set the timeout on whichever server connection a transaction
-  // pooler opened for someone else, and pgbouncer refuses connections that send it: behind one,
-  // requests are bounded by their deadline's cancel and the rest by the server's own setting.
-  const statementTimeout = timeoutMs && pooler === 'session' && { statement_timeout: timeoutMs };
   return {
     ...baseOptions(model, counter, log),
     clientUrl: url,
-    pool: {
-      min: 0,
-      max: poolSize,
-      // knex waits 60 s by default: far beyond the request timeout.
-      ...(timeoutMs && { acquireTimeoutMillis: timeoutMs, createTimeoutMillis: timeoutMs }),
-    },
-    driverOptions: {
-      // knex writes its warnings to the console, as plain text, unless given a log.
-      log: { warn: driverLog, error: driverLog, deprecate: driverLog, debug: driverLog },
-      // Sent at connection start-up; a statement blocked by a lock is cancelled too.
-      ...(timeoutMs && {
-        connection: { ...statementTimeout, connectionTimeoutMillis: timeoutMs },
-      }),
-    },
+    ...(pool && { driverOptions: new PostgresDialect({ pool }) }),
   };
 }
 
@@ -139,6 +139,9 @@ export function buildOrmOptions(
  */
 async function initOrm(options: Options): Promise<MikroORM> {
   const orm = await MikroORM.init(options);
+  // Connections open lazily in MikroORM 7: open one now, so that start-up fails on a database
+  // that cannot be reached, as it did.
+  await orm.connect();
   const converter = orm.em.getPlatform().getExceptionConverter();
   const convert = converter.convertException.bind(converter);
   converter.convertException = (exception) =>
@@ -192,6 +195,27 @@ export function sessionTarget(config: DatabaseConfig): DatabaseConfig {
 }
 
 /**
+ * An ORM on a pool of its own (see {@link ServicePool}); raw statements of its entity managers
+ * run on the same pool. Closing the ORM ends the pool.
+ */
+async function openOrm(
+  model: DataModel,
+  pool: PoolOptions,
+  counter?: QueryCounter,
+  log?: (message: string) => void,
+): Promise<{ orm: MikroORM; pool: ServicePool }> {
+  const servicePool = new ServicePool(pool);
+  try {
+    const orm = await initOrm(buildOrmOptions(model, pool.url, servicePool, counter, log));
+    useStatementPool(orm.em, servicePool);
+    return { orm, pool: servicePool };
+  } catch (error) {
+    await servicePool.end();
+    throw error;
+  }
+}
+
+/**
  * A second ORM on an open database, with a small pool of its own, for work outside requests
  * (webhook jobs): its statements are not counted with the requests' (QueryCounter), take none of
  * their connections, and behind a transaction pooler go unnamed as theirs do.
@@ -204,13 +228,13 @@ export async function openBackgroundOrm(
     pooler?: Pooler;
   },
 ): Promise<MikroORM> {
-  const { poolSize, pooler, ...limits } = options;
-  const orm = await initOrm(
-    buildOrmOptions(model, database.url, poolSize, undefined, undefined, { ...limits, pooler }),
-  );
-  if (pooler === 'transaction') {
-    sendUnnamed(orm.em.getConnection().getKnex());
-  }
+  const { orm } = await openOrm(model, {
+    url: database.url,
+    max: options.poolSize,
+    timeoutMs: options.requestTimeoutMs,
+    pooler: options.pooler,
+    log: options.driverLog,
+  });
   return orm;
 }
 
@@ -223,37 +247,38 @@ export async function openDatabase(
   const { url, server } = await databaseServer(config, options);
   const pooler = config.kind === 'postgres' ? config.pooler : undefined;
   const sessionUrl = (config.kind === 'postgres' && config.directUrl) || url;
-  let orm: MikroORM;
+  let opened: { orm: MikroORM; pool: ServicePool };
   try {
     if (migrate) {
       // Migrations may rightly take longer than a request's statement: run them without its limits,
       // in a session of their own.
-      const migrator = await initOrm(
-        buildOrmOptions(model, sessionUrl, 1, undefined, log, { driverLog }),
+      const migrator = await openOrm(
+        model,
+        { url: sessionUrl, max: 1, log: driverLog },
+        undefined,
+        log,
       );
       try {
-        await migrator.getMigrator().up();
+        await migrator.orm.migrator.up();
       } finally {
-        await migrator.close(true);
+        await migrator.orm.close(true);
       }
     }
-    orm = await initOrm(
-      buildOrmOptions(model, url, config.poolSize, counter, log, {
-        requestTimeoutMs,
-        driverLog,
-        pooler,
-      }),
+    opened = await openOrm(
+      model,
+      { url, max: config.poolSize, timeoutMs: requestTimeoutMs, pooler, log: driverLog },
+      counter,
+      log,
     );
-    if (pooler === 'transaction') {
-      sendUnnamed(orm.em.getConnection().getKnex());
-    }
   } catch (error) {
     await server?.stop();
     throw error;
   }
+  const { orm, pool } = opened;
   const close = async (): Promise<void> => {
     await orm.close(true);
+    await pool.end();
     await server?.stop();
   };
-  return { orm, kind: config.kind, url, sessionUrl, embedded: server, close };
+  return { orm, pool, kind: config.kind, url, sessionUrl, embedded: server, close };
 }

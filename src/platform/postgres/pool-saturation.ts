@@ -1,4 +1,4 @@
-import type { PoolInternals } from './request-deadline';
+import type { PoolState } from '../observability/metrics';
 
 /**
  * Whether the connection pool is stuck: every connection taken, and requests running out of
@@ -14,7 +14,7 @@ export class PoolSaturation {
   private lastFailure = -Infinity;
 
   constructor(
-    private readonly pool: PoolInternals,
+    private readonly pool: () => PoolState,
     private readonly budgetMs: number,
   ) {}
 
@@ -29,8 +29,8 @@ export class PoolSaturation {
 
   /** Every connection in use or being opened. */
   private allTaken(): boolean {
-    const { pool } = this;
-    return pool.numFree() === 0 && pool.numUsed() + pool.numPendingCreates() >= pool.max;
+    const { free, used, max } = this.pool();
+    return free === 0 && used >= max;
   }
 
   /** True while the pool has been stuck for longer than the budget. */

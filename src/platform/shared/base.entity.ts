@@ -1,4 +1,5 @@
-import { OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
+import { OptionalProps } from '@mikro-orm/core';
+import { PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { randomUUID } from 'node:crypto';
 import { GraphQLDateTime } from './scalars';
 import { Field, ID, ObjectType } from 'type-graphql';

@@ -44,11 +44,11 @@ export class DeadlineExceededError extends Error {
 // itself); 57014: a statement cancelled by statement_timeout; 55P03: lock_timeout.
 const unavailableStates = /^(08(?!P01)|53|57P|57014$|55P03$)/;
 const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']);
-// Driver messages without a code. knex's "Transaction query already complete" is what the next
-// statement of a transaction gets once the transaction's connection has been lost under it; pg's
-// "not queryable" is what a client whose connection broke answers every later statement.
+// Driver messages without a code: pg's "not queryable" is what a client whose connection broke
+// answers every later statement (the next statement of a transaction whose connection was lost
+// under it, too); pg-pool's "timeout exceeded" a wait in its queue past connectionTimeoutMillis.
 const lostMessages =
-  /Connection terminated|Timeout acquiring a connection|connect ECONNREFUSED|Transaction query already complete|is not queryable|timeout exceeded when trying to connect/;
+  /Connection terminated|connect ECONNREFUSED|is not queryable|timeout exceeded when trying to connect/;
 
 /**
  * True when the error says the database cannot be reached or is shutting down (or starting up).

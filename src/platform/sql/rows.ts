@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Knex } from 'knex';
-import type { QueryConfig } from 'pg';
+import { CompiledQuery, type ControlledTransaction } from 'kysely';
+import { type ArrayResult, type Statement, statementPoolOf, transactionOf } from './connections';
 
 /** A row as the driver answers it: column alias → value. */
 export type Row = Readonly<Record<string, unknown>>;
@@ -163,15 +163,9 @@ export interface SelectOptions {
   /**
    * Keep the statement prepared on the connection (the default): parsed and planned once. Off for
    * statements whose best plan depends on the values, e.g. `ilike` patterns, which a generic plan
-   * serves badly. Always off behind a transaction pooler ({@link sendUnnamed}).
+   * serves badly. Always off behind a transaction pooler (StatementPool.namedStatements).
    */
   prepared?: boolean;
-}
-
-interface PgConnection {
-  query(
-    config: QueryConfig & { rowMode: 'array' },
-  ): Promise<{ rows: unknown[][]; fields: ReadonlyArray<{ name: string }> }>;
 }
 
 /** Builds a row object from a row's values, in the statement's column order. */
@@ -218,28 +212,23 @@ export function arrayLiteral(values: readonly string[]): string {
   return `{${values.map((value) => `"${value.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 }
 
-/** Knex instances whose connections must not keep statements prepared. */
-const unnamed = new WeakSet<Knex>();
-
-/**
- * Statements through `knex` are sent unnamed (still parameterised: pg's extended protocol with the
- * unnamed statement, parsed again each time). Behind a transaction pooler each transaction may get
- * another server connection, where a statement named on the last one does not exist (pgbouncer
- * before 1.21 has no support for named statements at all).
- */
-export function sendUnnamed(knex: Knex): void {
-  unnamed.add(knex);
+/** The rows of an answer, as objects of one shape per statement (see {@link rowBuilder}). */
+function rowsOf(statement: ServerStatement, result: ArrayResult): Row[] {
+  statement.build ??= rowBuilder(result.fields);
+  return result.rows.map(statement.build);
 }
 
 /**
  * Runs one statement (`?` placeholders; no `?` may appear in the SQL otherwise) and answers its
- * rows. It goes straight to a `pg` connection, the transaction's when the
- * entity manager has one, else a pooled one, as a parameterised (by default prepared) statement:
- * no query building, no values inlined into the text, no planning on every call. The ORM's own
- * `execute` inlines every value into the text (so each statement is parsed and planned again) and
- * passes through knex's raw query builder; measured on the write scenario, MikroORM, knex and
- * lodash were 14% of the service's busy time. Counted like the ORM's own statements; errors are
- * converted as the ORM converts them (a unique violation names its constraint; a lost database is typed, 503).
+ * rows. It goes straight to a `pg` connection of the service's pool (src/platform/postgres/pool.ts),
+ * or the SQL transaction's when `em` was given one, as a parameterised (by default prepared)
+ * statement: no query building, no values inlined into the text, no planning on every call. The
+ * ORM's own `execute` inlines every value into the text (so each statement is parsed and planned
+ * again); measured on the write scenario (MikroORM 6, over knex), the ORM's path was 14% of the
+ * service's busy time. In the ORM's own transaction (em.transactional) the statement goes through
+ * that transaction's Kysely connection, still parameterised. Counted like the ORM's own
+ * statements; errors are converted as the ORM converts them (a unique violation names its
+ * constraint; a lost database is typed, 503).
  */
 async function runStatement(
   em: EntityManager,
@@ -247,30 +236,29 @@ async function runStatement(
   params: readonly unknown[],
   options: SelectOptions,
 ): Promise<Row[]> {
-  const transaction = em.getTransactionContext<Knex.Transaction>();
-  const knex = em.getConnection().getKnex();
   em.config.get('onQuery')(sql, [...params]);
   const statement = forServer(sql);
   const { text, name } = statement;
-  // Inside a transaction knex's client answers the transaction's own connection, and its release
-  // is a no-op; outside, a connection of the pool.
-  const pool = (transaction ?? knex).client;
   try {
-    const client = (await pool.acquireConnection()) as PgConnection;
+    const pool = statementPoolOf(em);
+    const query: Statement = { text, values: [...params] };
+    if ((options.prepared ?? true) && pool.namedStatements) {
+      query.name = name;
+    }
+    const own = transactionOf(em);
+    if (own) {
+      return rowsOf(statement, await own.run(query));
+    }
+    const orm = em.getTransactionContext<ControlledTransaction<unknown>>();
+    if (orm) {
+      const result = await orm.executeQuery(CompiledQuery.raw(text, query.values));
+      return result.rows as Row[];
+    }
+    const connection = await pool.connect();
     try {
-      const query: QueryConfig & { rowMode: 'array' } = {
-        text,
-        values: [...params],
-        rowMode: 'array',
-      };
-      if ((options.prepared ?? true) && !unnamed.has(knex)) {
-        query.name = name;
-      }
-      const result = await client.query(query);
-      statement.build ??= rowBuilder(result.fields);
-      return result.rows.map(statement.build);
+      return rowsOf(statement, await connection.run(query));
     } finally {
-      pool.releaseConnection(client);
+      connection.release();
     }
   } catch (error) {
     throw em.getDriver().convertException(error as Error);
