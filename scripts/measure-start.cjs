@@ -17,6 +17,7 @@ const { spawn } = require('node:child_process');
 const { mkdtempSync, rmSync, readFileSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
+const { setTimeout: sleep } = require('node:timers/promises');
 
 const ROOT = resolve(__dirname, '..');
 const PORT = Number(process.env['MEASURE_PORT'] ?? 4690);
@@ -51,14 +52,16 @@ function npm(args, dataDir) {
 async function until(test, timeoutMs = 120_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (await test()) return;
-    await new Promise((done) => setTimeout(done, 25));
+    if (await test()) {
+      return;
+    }
+    await sleep(25);
   }
   throw new Error('timed out');
 }
 
 const ready = () =>
-  fetch(READY_URL).then(
+  globalThis.fetch(READY_URL).then(
     (response) => response.ok,
     () => false,
   );
@@ -66,15 +69,18 @@ const ready = () =>
 /** @param {import('node:child_process').ChildProcess} child */
 async function stop(child) {
   const exited = new Promise((done) => child.once('exit', done));
-  if (child.pid) process.kill(-child.pid, 'SIGTERM');
+  if (child.pid) {
+    process.kill(-child.pid, 'SIGTERM');
+  }
   await exited;
 }
 
 async function main() {
   const dataDir = join(mkdtempSync(join(tmpdir(), 'measure-start-')), 'db');
   try {
-    if (process.argv.includes('--fresh'))
+    if (process.argv.includes('--fresh')) {
       rmSync(join(ROOT, 'dist'), { recursive: true, force: true });
+    }
     const results = [];
     for (const label of ['first start', 'restart']) {
       const began = process.hrtime.bigint();
@@ -95,7 +101,9 @@ async function main() {
     }
     results.push(['dev reload', seconds(began)]);
     await stop(dev.child);
-    for (const [label, value] of results) console.log(`${label}: ${Number(value).toFixed(2)} s`);
+    for (const [label, value] of results) {
+      console.log(`${label}: ${Number(value).toFixed(2)} s`);
+    }
   } finally {
     rmSync(join(dataDir, '..'), { recursive: true, force: true });
   }
