@@ -14,21 +14,24 @@
 # Node 24: the active LTS (the service also runs on 22.18+; Node 20 reached its end of life).
 ARG NODE_IMAGE=node:24-bookworm-slim
 
-# ---- Stage 1: install every dependency and compile TypeScript -------------
+# ---- Stage 1: install every dependency, compile TypeScript, bundle the browser assets ----
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 
-# Dependencies first, so this layer is reused until the lockfile changes.
+# Dependencies first, so this layer is reused until the lockfile changes. The browser code
+# (GraphiQL, React, Monaco, Swagger UI) and esbuild are devDependencies: only this stage has them.
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 
-# Sources: tsconfig*.json, src/, rest/, schema/ (.dockerignore keeps out the rest).
-# The build script compiles src/ and rest/ and copies rest/operations/*.graphql,
-# which the REST facade reads at start-up, into dist/rest/operations.
+# Sources: tsconfig*.json, scripts/, src/, rest/, ide/, schema/ (.dockerignore keeps out the rest).
+# The build script compiles src/ and rest/, copies rest/operations/*.graphql, which the REST
+# facade reads at start-up, into dist/rest/operations, and makes dist/assets: the GraphiQL page
+# bundled by esbuild from ide/ (with Monaco's workers) and Swagger UI's files (scripts/build-assets.cjs).
 COPY . .
 RUN npm run build
 
-# ---- Stage 2: production dependencies and compiled output only -----------
+# ---- Stage 2: production dependencies and built output only ---------------
+# dist/ carries everything the pages load (dist/assets): no browser package is installed here.
 FROM ${NODE_IMAGE} AS runtime
 WORKDIR /app
 ENV NODE_ENV=production \

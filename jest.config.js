@@ -113,6 +113,8 @@ module.exports = async () => {
   }
   return {
     projects,
+    // Once per run, whichever projects run: the browser assets the pages load.
+    globalSetup: '<rootDir>/test/helpers/built-assets.setup.ts',
     testTimeout: 30000,
     // Test files run in a worker process that is replaced once it holds more than this after a
     // file (and, with one core to spare, one worker, not in jest's own process): in band, what

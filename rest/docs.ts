@@ -1,15 +1,11 @@
 import express, { type Router } from 'express';
 import type { GraphQLSchema } from 'graphql';
-// The package's own path helper: importing the package itself would load its whole UI bundle.
-import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path';
+import { assetFiles, builtAssets, NOT_BUILT } from '../src/platform/http/built-assets';
 import { buildOpenApiDocument } from './openapi';
 
 /** Where Swagger UI and the OpenAPI document are served, below the REST prefix. */
 export const DOCS_PATH = '/docs';
 export const OPENAPI_PATH = '/openapi.json';
-
-/** The swagger-ui-dist files the page uses (their source maps too); nothing else is served. */
-const ASSETS = /^\/(swagger-ui(-bundle)?\.(js|css)(\.map)?|favicon-(16x16|32x32)\.png)$/;
 
 /**
  * Starts Swagger UI on the document. A served file, not an inline script, so a content security
@@ -35,9 +31,20 @@ const escapeHtml = (text: string): string =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
   );
 
-/** The page, with every URL under the mount path: no request leaves the origin. */
-function page(base: string, title: string): string {
+/**
+ * The page, with every URL under the mount path: no request leaves the origin. Without the
+ * built files (`npm run build` copies them from swagger-ui-dist), it says so instead.
+ */
+function page(base: string, title: string, built: boolean): string {
   const at = escapeHtml(base);
+  if (!built) {
+    return `<!doctype html>
+<html lang="en">
+  <head><meta charset="utf-8" /><title>${escapeHtml(title)}</title></head>
+  <body><p>${NOT_BUILT('Swagger UI')}</p></body>
+</html>
+`;
+  }
   return `<!doctype html>
 <html lang="en">
   <head>
@@ -59,7 +66,8 @@ function page(base: string, title: string): string {
 
 /**
  * The REST facade's documentation: `GET /openapi.json` (the OpenAPI document, built once here)
- * and `GET /docs` (Swagger UI, with its assets served from this origin under `/docs/assets`).
+ * and `GET /docs` (Swagger UI, with its assets served from this origin under `/docs/assets`: the
+ * files of swagger-ui-dist that `npm run build` copied, scripts/build-assets.cjs).
  */
 export function docsRouter(schema: GraphQLSchema): Router {
   const document = buildOpenApiDocument(schema);
@@ -68,19 +76,15 @@ export function docsRouter(schema: GraphQLSchema): Router {
   router.get(OPENAPI_PATH, (_req, res) => {
     res.type('application/json').send(body);
   });
+  const assets = builtAssets('swagger-ui');
   router.get(DOCS_PATH, (req, res) => {
-    res.type('html').send(page(req.baseUrl, document.info.title));
+    res.type('html').send(page(req.baseUrl, document.info.title, assets !== null));
   });
   router.get(`${DOCS_PATH}/init.js`, (_req, res) => {
     res.type('text/javascript').send(INITIALIZER);
   });
-  const assets = express.static(getAbsoluteFSPath(), { index: false });
-  router.use(`${DOCS_PATH}/assets`, (req, res, next) => {
-    if (!ASSETS.test(req.path)) {
-      next();
-      return;
-    }
-    assets(req, res, next);
-  });
+  if (assets) {
+    router.use(`${DOCS_PATH}/assets`, assetFiles(assets, { immutable: false }));
+  }
   return router;
 }

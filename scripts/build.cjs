@@ -8,12 +8,16 @@
  * (tsconfig's useDefineForClassFields: false). Measured here: ~1 s for the whole service against
  * ~40 s for `tsc -b`, so `npm start` answers in seconds on a fresh clone.
  *
+ * The browser assets (the GraphiQL bundle, Swagger UI's files) go into <outDir>/assets
+ * (scripts/build-assets.cjs), remade only when what they are made from changed.
+ *
  * Plain CommonJS, so it runs before anything is compiled. `npm run build` runs it into dist/; the
  * fault tests run it into a private directory (test/faults/support/build.ts).
  */
 const { mkdir, readdir, rm, writeFile, cp } = require('node:fs/promises');
 const { dirname, join, relative, resolve } = require('node:path');
 const { transformFile } = require('@swc/core');
+const { buildAssets } = require('./build-assets.cjs');
 
 const ROOT = resolve(__dirname, '..');
 /** The folders compiled, as tsconfig.build.json includes them. */
@@ -53,7 +57,7 @@ async function filesUnder(dir) {
  * @param {string} outDir
  * @returns {Promise<number>} the number of files compiled
  */
-async function build(outDir) {
+async function compile(outDir) {
   const sources = (await Promise.all(SOURCES.map(filesUnder)))
     .flat()
     .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
@@ -91,16 +95,29 @@ async function build(outDir) {
   return sources.length;
 }
 
+/**
+ * The service and its browser assets, side by side in `outDir`.
+ * @param {string} outDir
+ */
+async function build(outDir) {
+  const [compiled, assets] = await Promise.all([
+    compile(outDir),
+    buildAssets(join(outDir, 'assets')),
+  ]);
+  return { compiled, assets };
+}
+
 module.exports = { build, ROOT };
 
 if (require.main === module) {
   const started = process.hrtime.bigint();
   const outDir = resolve(ROOT, process.argv[2] ?? 'dist');
   build(outDir).then(
-    (count) => {
+    ({ compiled, assets }) => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       console.log(
-        `compiled ${count} files into ${relative(ROOT, outDir) || '.'} in ${ms.toFixed(0)} ms`,
+        `compiled ${compiled} files into ${relative(ROOT, outDir) || '.'}, GraphiQL ${assets.graphiql}, ` +
+          `Swagger UI ${assets.swaggerUi}, in ${ms.toFixed(0)} ms`,
       );
     },
     (error) => {

@@ -3,7 +3,9 @@
 /**
  * `npm run dev`: compiles the service (scripts/build.cjs, about half a second) and starts it.
  * `node --watch-path=src --watch-path=rest` runs this file and starts it again on every change
- * under those folders, after the running service has shut down gracefully (SIGTERM).
+ * under those folders, after the running service has shut down gracefully (SIGTERM). The browser
+ * assets are not made again on a reload: their stamp still matches (scripts/build-assets.cjs), so
+ * only a change of ide/ or of the lockfile bundles GraphiQL again, at the next start or reload.
  */
 const { enableCompileCache } = require('node:module');
 const { resolve } = require('node:path');

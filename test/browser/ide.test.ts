@@ -32,45 +32,58 @@ if (!runnable) {
 // A browser against the service, not against a database: once, in the embedded project.
 const suite = runnable && testDatabaseKind === 'embedded' ? describe : describe.skip;
 
-/** The text of a CodeMirror editor of GraphiQL's (`.graphiql-query-editor`, `.result-window`). */
-const editorText = (page: Page, selector: string): Promise<string> =>
-  page.$eval(`${selector} .CodeMirror`, (element) =>
-    (element as unknown as { CodeMirror: { getValue(): string } }).CodeMirror.getValue(),
-  );
+/**
+ * The page's Monaco, as much of it as these tests use: GraphiQL 5 keeps it as
+ * `globalThis.__MONACO`, and names its models `<instance>operation.graphql`,
+ * `<instance>response.json`, ...
+ */
+interface PageMonaco {
+  editor: {
+    getModels(): Array<{ uri: { path: string }; getValue(): string; setValue(text: string): void }>;
+  };
+}
 
-/** Puts a document in the query editor and runs it with the page's run button. */
+/** The text of one of GraphiQL's editors (`operation.graphql`, `response.json`), or null. */
+const editorText = (page: Page, model: string): Promise<string | null> =>
+  page.evaluate((name) => {
+    const monaco = (globalThis as unknown as { __MONACO?: PageMonaco }).__MONACO;
+    const found = monaco?.editor.getModels().find((candidate) => candidate.uri.path.endsWith(name));
+    return found?.getValue() ?? null;
+  }, model);
+
+/** Puts a document in the operation editor. */
+const write = (page: Page, document: string): Promise<void> =>
+  page.evaluate((text) => {
+    const monaco = (globalThis as unknown as { __MONACO: PageMonaco }).__MONACO;
+    const operation = monaco.editor
+      .getModels()
+      .find((candidate) => candidate.uri.path.endsWith('operation.graphql'));
+    operation?.setValue(text);
+  }, document);
+
+/** Puts a document in the operation editor and runs it with the page's run button. */
 async function run(page: Page, document: string): Promise<void> {
-  await page.$eval(
-    '.graphiql-query-editor .CodeMirror',
-    (element, text) =>
-      (element as unknown as { CodeMirror: { setValue(value: string): void } }).CodeMirror.setValue(
-        text,
-      ),
-    document,
-  );
+  await write(page, document);
   // GraphiQL takes the editor's text a moment later (debounced): run once it has, with the
   // button in its run state (while a subscription runs, it stops it).
   await new Promise((resolve) => setTimeout(resolve, 500));
   await page.click('.graphiql-execute-button[aria-label^="Execute"]', { timeout: 10_000 });
 }
 
-/** The page's document, as much of it as the predicates below use (this file is typed for Node). */
-interface PageDocument {
-  querySelector(selector: string): { CodeMirror?: { getValue(): string } } | null;
-}
-
 /** Waits until the result pane shows `text`, and answers what it shows. */
 async function resultShows(page: Page, text: string): Promise<string> {
   await page.waitForFunction(
     (wanted) => {
-      const { document } = globalThis as unknown as { document: PageDocument };
-      const pane = document.querySelector('.result-window .CodeMirror');
-      return pane?.CodeMirror?.getValue().includes(wanted) ?? false;
+      const monaco = (globalThis as unknown as { __MONACO?: PageMonaco }).__MONACO;
+      const response = monaco?.editor
+        .getModels()
+        .find((candidate) => candidate.uri.path.endsWith('response.json'));
+      return response?.getValue().includes(wanted) ?? false;
     },
     text,
     { timeout: 20_000 },
   );
-  return editorText(page, '.result-window');
+  return (await editorText(page, 'response.json')) ?? '';
 }
 
 suite('The pages in a browser (headless Chromium)', () => {
@@ -82,6 +95,10 @@ suite('The pages in a browser (headless Chromium)', () => {
   const elsewhere: string[] = [];
   /** Errors the pages reported: exceptions, console errors (CSP refusals among them). */
   const problems: string[] = [];
+  /** The warnings they logged (Monaco warns when it cannot start its workers). */
+  const warnings: string[] = [];
+  /** The web workers the pages started, by URL. */
+  const workers: string[] = [];
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -99,8 +116,11 @@ suite('The pages in a browser (headless Chromium)', () => {
     page.on('console', (message) => {
       if (message.type() === 'error') {
         problems.push(`console: ${message.text()} (${message.location().url})`);
+      } else if (message.type() === 'warning') {
+        warnings.push(message.text());
       }
     });
+    page.on('worker', (worker) => workers.push(worker.url()));
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -162,9 +182,13 @@ suite('The pages in a browser (headless Chromium)', () => {
         }
       });
       await page.goto(`${t.url}/graphql`);
-      await page.waitForSelector('.graphiql-container .graphiql-query-editor .CodeMirror', {
+      await page.waitForSelector('.graphiql-container .graphiql-query-editor .monaco-editor', {
         timeout: 30_000,
       });
+      // Monaco's models exist once the editor has its text.
+      await page.waitForFunction(
+        () => (globalThis as unknown as { __MONACO?: PageMonaco }).__MONACO !== undefined,
+      );
     }, 60_000);
 
     it('offers the GraphiQL Explorer plugin in the sidebar', async () => {
@@ -173,6 +197,22 @@ suite('The pages in a browser (headless Chromium)', () => {
       await page.screenshot({ path: join(SCREENSHOTS, 'browser-ide-explorer.png') });
       await page.click('button[aria-label="Hide GraphiQL Explorer"]');
     }, 30_000);
+
+    it('starts GraphiQL 5 with the default document and the Monaco workers of this origin', async () => {
+      expect(await editorText(page, 'operation.graphql')).toContain('subscription MyInvitations');
+      // The GraphQL worker validates the document against the schema: it is running once the
+      // editor marks an unknown field.
+      await write(page, 'query Nothing {\n  noSuchField\n}\n');
+      await page.waitForSelector('.graphiql-query-editor .squiggly-error', { timeout: 20_000 });
+      const base = new URL(`${t.url}/graphql/ide/`).href;
+      expect(workers.map((url) => url.replace(/[0-9a-f]{16}\//, '<stamp>/'))).toEqual(
+        expect.arrayContaining([
+          `${base}<stamp>/editor.worker.js`,
+          `${base}<stamp>/graphql.worker.js`,
+        ]),
+      );
+      expect(warnings.filter((warning) => /worker/i.test(warning))).toEqual([]);
+    }, 60_000);
 
     it('signs in through the bar and runs `me` with the token', async () => {
       expect(await page.isHidden('#signed-in')).toBe(true);

@@ -24,8 +24,8 @@ describe('HTTP surface', () => {
     );
     expect(assets).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/graphiql\.min\.js$/),
-        expect.stringMatching(/graphiql\.min\.css$/),
+        expect.stringMatching(/\/graphiql\.js$/),
+        expect.stringMatching(/\/graphiql\.css$/),
       ]),
     );
     for (const asset of assets) {

@@ -1,66 +1,25 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import express, { type RequestHandler, type Router } from 'express';
+import { assetFiles, builtAssets, NOT_BUILT } from '../http/built-assets';
 import { notFound } from '../http/http-errors';
-import { installedPackage, packageFiles } from '../http/package-assets';
-import { graphiqlStartScript } from './graphiql-start';
 
-/** Where the IDE's scripts and styles are served, below the GraphQL endpoint it explores. */
+/** Where the IDE's scripts, styles and workers are served, below the GraphQL endpoint. */
 export const IDE_ASSETS_PATH = '/graphql/ide';
 
 /** Where GraphiQL lived before it moved to the endpoint itself: old bookmarks are redirected. */
 export const OLD_GRAPHIQL_PATH = '/graphiql';
 
 /**
- * The browser builds the page loads, in load order, from the installed packages (UMD builds: no
- * bundler, no CDN). GraphiQL 3 runs on React 18's globals; graphql-ws is the subscription client;
- * the Explorer plugin (3.2, the line for GraphiQL 3.9's @graphiql/react 0.29) reads React and
- * GraphiQL's own globals.
+ * The page: the sign-in bar, then GraphiQL. Its one script is a module of this origin (no inline
+ * script); it reads the endpoint (a path of this service's, no markup in it) from #graphiql's
+ * data-endpoint. `base` is where the bundle is served, null when it was not built.
  */
-const ASSETS = [
-  { name: 'react', files: ['umd/react.production.min.js'] },
-  { name: 'react-dom', files: ['umd/react-dom.production.min.js'] },
-  { name: 'graphql-ws', files: ['umd/graphql-ws.min.js'] },
-  { name: 'graphiql', files: ['graphiql.min.css', 'graphiql.min.js'] },
-  { name: '@graphiql/plugin-explorer', files: ['dist/style.css', 'dist/index.umd.js'] },
-] as const;
-
-/** The starting document: what the page does, and queries to run once signed in. */
-const defaultQuery = (
-  endpoint: string,
-): string => `# GraphiQL for the Meeting API. Queries and mutations go
-# over HTTP to ${endpoint}, subscriptions over a WebSocket on
-# ${endpoint} (protocol graphql-transport-ws).
-#
-# Sign in with the bar above (e-mail or account, and password):
-# every request then carries your access token, subscriptions
-# included. A token of your own in the Headers tab
-# ({"Authorization": "Bearer …"}) takes its place.
-#
-# Run Me, or subscribe to your invitations and keep this tab
-# open while someone invites you to a meeting.
-
-query Me {
-  me {
-    id
-    name
-    account
-  }
-}
-
-subscription MyInvitations {
-  invitationReceived {
-    id
-    meeting {
-      title
-    }
-  }
-}
-`;
-
-/** The page: the sign-in bar, then GraphiQL; every URL on this origin, no inline script. */
-function page(stylesheets: string[], scripts: string[]): string {
-  const links = stylesheets.map((href) => `    <link rel="stylesheet" href="${href}" />`);
-  const tags = scripts.map((src) => `    <script src="${src}"></script>`);
+function page(endpoint: string, base: string | null): string {
+  const head = base ? `    <link rel="stylesheet" href="${base}/graphiql.css" />\n` : '';
+  const body = base
+    ? `    <div id="graphiql" data-endpoint="${endpoint}">Loading GraphiQL…</div>
+    <script type="module" src="${base}/graphiql.js"></script>`
+    : `    <p id="graphiql">${NOT_BUILT('GraphiQL')}</p>`;
   return `<!doctype html>
 <html lang="en">
   <head>
@@ -69,8 +28,7 @@ function page(stylesheets: string[], scripts: string[]): string {
     <title>Meeting API – GraphiQL</title>
     <!-- No icon of its own: this keeps the browser from asking for /favicon.ico (a 404). -->
     <link rel="icon" href="data:," />
-${links.join('\n')}
-    <style>
+${head}    <style>
       body { margin: 0; height: 100vh; display: flex; flex-direction: column; font-family: system-ui, sans-serif; }
       #graphiql { flex: 1; min-height: 0; }
       .ide-bar { display: flex; align-items: center; gap: 1rem; padding: 0.4rem 1rem; font-size: 0.9rem; border-bottom: 1px solid #ddd; }
@@ -95,8 +53,7 @@ ${links.join('\n')}
       </div>
       <span id="sign-in-message" role="status"></span>
     </header>
-    <div id="graphiql">Loading GraphiQL…</div>
-${tags.join('\n')}
+${body}
   </body>
 </html>
 `;
@@ -107,32 +64,23 @@ export interface GraphiqlIde {
   /** The page, rendered once; browsers opening the endpoint get it (graphiqlLandingPage). */
   html: string;
   /**
-   * Mounted at IDE_ASSETS_PATH: `GET /start.js` the start-up script and
-   * `GET /assets/<package>@<version>/<file>` the listed files of the installed packages (the
-   * version in the URL, so a new install is never hidden behind a cached old file). Anything
-   * else below it is the contract's 404, not a GraphQL request.
+   * Mounted at IDE_ASSETS_PATH: `GET /<stamp>/<file>` the files `npm run build` bundled
+   * (scripts/build-assets.cjs: the page's script and styles, its fonts, Monaco's workers),
+   * cached for good since the stamp in the URL changes with them. Anything else below it is the
+   * contract's 404, not a GraphQL request.
    */
   router: Router;
 }
 
 export function graphiqlIde(endpoint: string): GraphiqlIde {
   const router = express.Router();
-  const stylesheets: string[] = [];
-  const scripts: string[] = [];
-  for (const { name, files } of ASSETS) {
-    const pkg = installedPackage(name);
-    const mount = `/assets/${pkg.name}@${pkg.version}`;
-    router.use(mount, packageFiles(pkg, { only: new Set(files.map((file) => `/${file}`)) }));
-    for (const file of files) {
-      (file.endsWith('.css') ? stylesheets : scripts).push(`${IDE_ASSETS_PATH}${mount}/${file}`);
-    }
+  const bundle = builtAssets('graphiql');
+  if (bundle) {
+    router.use(`/${bundle.stamp}`, assetFiles(bundle, { immutable: true }));
   }
-  const start = graphiqlStartScript({ endpoint, defaultQuery: defaultQuery(endpoint) });
-  router.get('/start.js', (_req, res) => {
-    res.type('text/javascript').send(start);
-  });
   router.use(notFound);
-  return { html: page(stylesheets, [...scripts, `${IDE_ASSETS_PATH}/start.js`]), router };
+  const base = bundle ? `${IDE_ASSETS_PATH}/${bundle.stamp}` : null;
+  return { html: page(endpoint, base), router };
 }
 
 /** `GET /graphiql`: a permanent redirect to the IDE's new home, the endpoint itself. */
