@@ -68,14 +68,14 @@ export class SecretBox {
 
   /** The plain bytes of sealed bytes; SecretUnreadableError if they do not open. */
   openBytes(sealed: Buffer, context: string): Buffer {
-    if (!SecretBox.isSealedBytes(sealed)) {
+    if (!this.isSealedBytes(sealed)) {
       throw new SecretUnreadableError();
     }
     return this.decrypt(sealed.subarray(BYTES_VERSION.length), context);
   }
 
   /** Whether bytes are in the sealed form (those stored before sealing began are not). */
-  static isSealedBytes(value: Buffer): boolean {
+  isSealedBytes(value: Buffer): boolean {
     return value.subarray(0, BYTES_VERSION.length).equals(BYTES_VERSION);
   }
 

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { SecretBox } from '../auth/secret-box';
 import type { TransactionJournal } from '../observability/request-tracking';
 import { IdempotencyKeyError } from '../shared/errors';
 import { executeRows, type Row, selectRows } from './rows';
@@ -14,6 +13,15 @@ import { executeRows, type Row, selectRows } from './rows';
  * bound to the row's scope and key: those answers hold access tokens, calendar feed URLs and
  * webhook secrets for 24 hours. Rows kept before sealing began are read as they were written.
  */
+
+/** Seals what rows keep of answers: the service's SecretBox (platform/auth/secret-box.ts). */
+export interface AnswerSealer {
+  seal(plain: string, context: string): string;
+  open(sealed: string, context: string): string;
+  sealBytes(plain: Buffer, context: string): Buffer;
+  openBytes(sealed: Buffer, context: string): Buffer;
+  isSealedBytes(value: Buffer): boolean;
+}
 
 /** A finished answer, kept to be sent again to every retry. */
 export interface KeptAnswer {
@@ -135,7 +143,7 @@ export class KeyClaim implements TransactionJournal {
     /** This attempt's id: every write to the row checks it still holds the key. */
     readonly owner: string,
     private readonly results: Readonly<Record<string, string>>,
-    private readonly box: SecretBox,
+    private readonly box: AnswerSealer,
   ) {}
 
   /** Whether an earlier attempt committed something: this one rebuilds its answer. */
@@ -182,7 +190,7 @@ export class IdempotencyKeys {
   constructor(
     private readonly em: EntityManager,
     /** Seals what rows keep of answers (the service's SecretBox). */
-    private readonly box: SecretBox,
+    private readonly box: AnswerSealer,
     private readonly limits: {
       /** How long a key is kept (24 h). */
       keepMs: number;
@@ -271,7 +279,7 @@ export class IdempotencyKeys {
   }
 
   private openBody(request: KeyRequest, kept: Buffer): Buffer {
-    return SecretBox.isSealedBytes(kept)
+    return this.box.isSealedBytes(kept)
       ? this.box.openBytes(kept, sealedAs(request, 'body'))
       : kept;
   }
