@@ -30,9 +30,9 @@ import { profileMode } from './run/profile-mode';
 import { fmt, log } from './run/progress';
 import { environment, runNotes, writeReport } from './run/report-files';
 import { setServiceEnv, startBaseline, startService } from './run/targets';
-import { cleanupResume } from './run/resume-pass';
+import { cleanupResume } from './run/resume-setup';
 import { loadGenerator, measurePair, measureScenario } from './run/timed-runs';
-import { cleanupWebhooks, WEBHOOKS } from './run/webhook-pass';
+import { cleanupWebhooks, WEBHOOKS } from './run/webhook-setup';
 import { killRunningServices } from '../test/helpers/service-process';
 
 /**

@@ -130,7 +130,7 @@ export function webhooksMarkdown(section: WebhookSection | { skipped: string }):
       `${check.missing} missing, ${check.duplicates} received twice` +
       `** (by webhook-id, and by endpoint and change), ${check.badSignatures} whose signature ` +
       `the endpoint's secret does not verify (standardwebhooks), ${check.outOfOrder} out of commit ` +
-      `order at their endpoint${burst.drained ? '' : '; the burst did not drain within 60 s'}. ` +
+      `order at their endpoint${burst.drained ? '' : '; the burst did not drain within 3 minutes'}. ` +
       `Peak RSS of the service: ${mib(section.peakRss)}.`,
     '',
     `SQL statements, from another start behind the statement-counting proxy ` +
@@ -177,7 +177,7 @@ export function resumeMarkdown(section: ResumeSection | { skipped: string }): st
     '- **clients resume**: every subscriber closes its socket, the changes are written meanwhile, ' +
       'then all reconnect at once with their cursors; timed from the reconnect.',
     '',
-    '| phase | changes | events delivered | missed | twice | all caught up, s | p50 ms per subscriber | p99 ms per subscriber | Node CPU ms/event | PostgreSQL CPU ms/event | sockets the service closed | other processes, cores |',
+    '| phase | changes | events delivered | missed (5 min) | twice | all caught up, s | p50 ms per subscriber | p99 ms per subscriber | Node CPU ms/event | PostgreSQL CPU ms/event | sockets the service closed | other processes, cores |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |',
     phaseRow('listener cut', section.listenerCut),
     phaseRow('clients resume', section.clientsResume),

@@ -2,9 +2,11 @@ import type { LoadResult } from '../lib/protocol';
 import type { PassKey } from '../lib/scenarios';
 import { summarize, type Summary } from '../lib/stats';
 import { log } from './progress';
-import { RESUME, type ResumeRun, timeResume } from './resume-pass';
+import { type ResumeRun, timeResume } from './resume-pass';
+import { RESUME } from './resume-setup';
 import { countResumeStatements, type ResumeStatements } from './resume-statements';
-import { timeWebhooks, WEBHOOKS, type WebhookRun } from './webhook-pass';
+import { timeWebhooks, type WebhookRun } from './webhook-pass';
+import { WEBHOOKS } from './webhook-setup';
 import { countWebhookStatements, type WebhookStatements } from './webhook-statements';
 
 // The scenarios measured by passes of their own (webhook-deliveries, resume), as the full run
@@ -123,13 +125,7 @@ export async function timePass(
       ),
     );
   }
-  return resumeOutcome(
-    await timeResume(
-      dbUrl,
-      quick ? RESUME.changesPerMeeting.quick : RESUME.changesPerMeeting.full,
-      build,
-    ),
-  );
+  return resumeOutcome(await timeResume(dbUrl, RESUME.changesPerMeeting, build));
 }
 
 const one = (n: number): string => n.toFixed(1);

@@ -5,7 +5,8 @@ import {
   loggedRequests,
   StatementProxy,
 } from '../lib/statement-proxy';
-import { listenerCut, phase, stage, type Stage, unstage } from './resume-pass';
+import { listenerCut, phase } from './resume-pass';
+import { stage, type Stage, unstage } from './resume-setup';
 
 // The resume scenario's SQL statements per event delivered: the subscriptions' reads have no
 // request log line to count them, so the service talks to PostgreSQL through the counting proxy.

@@ -8,7 +8,7 @@ import { quantile } from '../lib/stats';
 // endpoint, commit order).
 
 /** How long deliveries may take to arrive once the writes are done, before they count missing. */
-export const DRAIN_MS = 60_000;
+export const DRAIN_MS = 180_000;
 
 /** The receipts of one run, counted by webhook-id as they come. */
 export class Deliveries {

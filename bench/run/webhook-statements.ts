@@ -15,7 +15,7 @@ import {
   unstage,
   WEBHOOKS,
   writeSteadily,
-} from './webhook-pass';
+} from './webhook-setup';
 
 // The webhook scenario's SQL statements per delivery: the work outside requests has no request
 // log line to count it, so the service talks to PostgreSQL through the counting proxy.
