@@ -26,8 +26,11 @@ const SSL_REQUEST = 80877103;
 const GSSENC_REQUEST = 80877104;
 const PROTOCOL_3 = 196608;
 
-/** Reads one connection's frontend messages as they stream past, counting statements. */
-class FrontendReader {
+/**
+ * Reads one connection's frontend messages as they stream past: `count` is called with the
+ * connection's name and the text of each statement run.
+ */
+export class FrontendReader {
   private pending: Buffer = Buffer.alloc(0);
   private startup = true;
   private name = '';
