@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import type { LoadJob, LoadMessage, LoadPlan, LoadResult } from './lib/protocol';
+import type { AnswerCheck, LoadJob, LoadMessage, LoadPlan, LoadResult } from './lib/protocol';
 
 /**
  * The load generator, run by the harness as a child process (so that it does not share an event
@@ -16,15 +16,50 @@ interface WriteContext {
   inviteeToken?: string;
 }
 
+/** Answers that failed their request's check, in the phase under way. */
+const checked = { wrong: 0 };
+
+/** Whether an answer passes its request's check (status first: the rest only when it is right). */
+function passes(check: AnswerCheck, status: number, body: string, etag: unknown): boolean {
+  return (
+    status !== check.status ||
+    ((check.etag === undefined || etag === check.etag) &&
+      (check.length === undefined || body.length === check.length))
+  );
+}
+
+/** The ETag header among autocannon's headers (their names as the server wrote them). */
+function etagOf(headers: Record<string, unknown>): unknown {
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() === 'etag') {
+      return value;
+    }
+  }
+  return undefined;
+}
+
 /** autocannon's request list for a plan (the write plan keeps its counter across phases). */
 function requestsFor(plan: LoadPlan): autocannon.Request[] {
   if (plan.kind === 'cycle') {
-    return plan.requests.map((r) => ({
-      method: r.method,
-      path: r.path,
-      headers: r.headers,
-      ...(r.body === undefined ? {} : { body: r.body }),
-    }));
+    return plan.requests.map((r) => {
+      const check = r.expect;
+      return {
+        method: r.method,
+        path: r.path,
+        headers: r.headers,
+        ...(r.body === undefined ? {} : { body: r.body }),
+        // autocannon reads every body anyway; this only compares its length and a header.
+        ...(check
+          ? {
+              onResponse: (status: number, body: string, _context: unknown, headers: unknown) => {
+                if (!passes(check, status, body, etagOf(headers as Record<string, unknown>))) {
+                  checked.wrong += 1;
+                }
+              },
+            }
+          : {}),
+      };
+    });
   }
   const { meetingIds, invitees, ownerToken } = plan;
   let next = 0;
@@ -71,6 +106,9 @@ class Recorder {
   ok = 0;
   statusCounts: Record<string, number> = {};
 
+  /** `expected`: the status every answer must have (else any 2xx is right). */
+  constructor(private readonly expected: number | undefined) {}
+
   record(status: number, ms: number): void {
     if (this.count === this.latencies.length) {
       const grown = new Float64Array(this.latencies.length * 2);
@@ -79,12 +117,17 @@ class Recorder {
     }
     this.latencies[this.count] = ms;
     this.count += 1;
-    if (status >= 200 && status < 300) {
+    if (this.expected === undefined ? status >= 200 && status < 300 : status === this.expected) {
       this.ok += 1;
     }
     const key = String(status);
     this.statusCounts[key] = (this.statusCounts[key] ?? 0) + 1;
   }
+}
+
+/** The one status a plan's requests expect, if they expect one (they all expect the same). */
+function expectedStatus(plan: LoadPlan): number | undefined {
+  return plan.kind === 'cycle' ? plan.requests[0]?.expect?.status : undefined;
 }
 
 function runPhase(
@@ -93,7 +136,9 @@ function runPhase(
   phase: 'warmup' | 'measure',
   seconds: number,
 ): Promise<LoadResult> {
-  const recorder = new Recorder();
+  const expected = expectedStatus(job.plan);
+  const recorder = new Recorder(expected);
+  checked.wrong = 0;
   send({ type: 'phase', phase });
   return new Promise((resolve, reject) => {
     let second = 0;
@@ -121,6 +166,8 @@ function runPhase(
           timeouts: result.timeouts,
           seconds: Number(process.hrtime.bigint() - started) / 1e9,
           latencies: recorder.latencies.slice(0, recorder.count),
+          ...(expected === undefined ? {} : { expectedStatus: expected }),
+          mismatches: checked.wrong,
         });
       },
     );

@@ -2,21 +2,37 @@ import { cleanupWrites, databaseName, readFixtures } from './lib/db';
 import { parseOptions, USAGE, UsageError } from './lib/options';
 import { memoryOf } from './lib/processes';
 import { eventsSection, markdown, type Report, runSettings } from './lib/report';
-import { hasBaseline, scenarioInfo, sendAcceptEncoding } from './lib/scenarios';
+import { resumeSection, webhookSection } from './lib/report-passes';
+import {
+  hasBaseline,
+  isPass,
+  type LoadKey,
+  type PassKey,
+  scenarioInfo,
+  sendAcceptEncoding,
+} from './lib/scenarios';
 import type { Summary } from './lib/stats';
 import { buildRef, workingTreeBuild } from './run/ab-build';
 import { abMode } from './run/ab-mode';
 import { checkEquality, type Statements } from './run/equality';
+import { countPass, passSummary, timePass } from './run/event-passes';
 import { EVENTS, eventsPass } from './run/events-pass';
 import { clusterPass, searchGrowth } from './run/passes';
 import { ensurePeersInstalled, peersPass } from './run/peers';
-import { chooseData, ensureBuilt, prepareContext } from './run/prepare';
+import {
+  chooseData,
+  cleanupScenarioData,
+  ensureBuilt,
+  makeScenarioData,
+  prepareContext,
+} from './run/prepare';
 import { profileMode } from './run/profile-mode';
 import { fmt, log } from './run/progress';
 import { environment, runNotes, writeReport } from './run/report-files';
 import { setServiceEnv, startBaseline, startService } from './run/targets';
-import { cleanupSuggestTimes, suggestTimesFor } from './run/suggest-setup';
+import { cleanupResume } from './run/resume-setup';
 import { loadGenerator, measurePair, measureScenario } from './run/timed-runs';
+import { cleanupWebhooks, WEBHOOKS } from './run/webhook-setup';
 import { killRunningServices } from '../test/helpers/service-process';
 
 /**
@@ -27,8 +43,10 @@ import { killRunningServices } from '../test/helpers/service-process';
  *   3. restart the service with LOG_LEVEL=warn and measure each scenario with autocannon (in a
  *      child process), service and baseline alternating
  *   4. with --peers, PostGraphile v5 on the meeting (checked against the service's answer)
- *   5. search cost growth (10k vs 100k users) and single process vs cluster
- *   6. write bench/results/latest.md, latest.svg and latest.json
+ *   5. search cost growth (10k vs 100k users), single process vs cluster, the events pass
+ *   6. the scenarios measured by passes of their own (webhook-deliveries, resume), each on a
+ *      service of its own: statements counted on one start, timed on another
+ *   7. write bench/results/latest.md, latest.svg and latest.json
  * With --against <ref>, instead of 2-6: that ref's build and the working tree's in turn
  * (run/ab-mode.ts), written to bench/results/ab-<ref>.md.
  */
@@ -69,6 +87,8 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   const writerId = (await readFixtures(dbUrl, 1)).writerId;
   await cleanupWrites(dbUrl, writerId);
+  const loadKeys = options.scenarios.filter((key): key is LoadKey => !isPass(key));
+  const passKeys = options.scenarios.filter(isPass);
 
   // Pass 1: equality and SQL statements, with the service logging every request.
   log('Starting the service (LOG_LEVEL=info) and the baseline…');
@@ -76,16 +96,16 @@ async function main(argv: readonly string[]): Promise<void> {
   const baseline = await startBaseline(dbUrl);
   try {
     let ctx = await prepareContext(dbUrl, service);
-    ctx.suggest = await suggestTimesFor(options.scenarios, ctx, service);
+    Object.assign(ctx, await makeScenarioData(loadKeys, ctx, service));
     const { statements, searchCounts } = await checkEquality(
       ctx,
       service,
       baseline,
-      options.scenarios,
+      loadKeys,
       true,
     );
-    const alone = options.scenarios.filter((key) => !hasBaseline(key));
-    const compared = options.scenarios.length - alone.length;
+    const alone = loadKeys.filter((key) => !hasBaseline(key));
+    const compared = loadKeys.length - alone.length;
     log(
       [
         compared > 0
@@ -96,7 +116,7 @@ async function main(argv: readonly string[]): Promise<void> {
         .filter(Boolean)
         .join(' '),
     );
-    for (const key of options.scenarios) {
+    for (const key of loadKeys) {
       const s = statements.get(key);
       log(
         `  SQL statements per request, ${key}: service ${s?.service.toFixed(1)}, baseline ${hasBaseline(key) ? s?.baseline.toFixed(1) : '– (none)'}`,
@@ -107,11 +127,11 @@ async function main(argv: readonly string[]): Promise<void> {
       await service.stop();
       log('Restarting the service with LOG_LEVEL=warn for the timed runs.');
       service = await startService(dbUrl, 'warn');
-      ctx = await prepareContext(dbUrl, service, ctx.suggest);
+      ctx = await prepareContext(dbUrl, service, ctx);
     }
     const rows: Report['scenarios'] = [];
     let searchC1: { service: Summary; baseline: Summary } | null = null;
-    for (const key of options.scenarios) {
+    for (const key of loadKeys) {
       const info = scenarioInfo(key);
       const pair = await measureScenario(ctx, key, { service, baseline }, options, info.title);
       rows.push({ info, ...pair, statements: statements.get(key) as Statements });
@@ -157,6 +177,11 @@ async function main(argv: readonly string[]): Promise<void> {
     const events: Report['events'] = options.events
       ? await eventsPass(dbUrl, EVENTS)
       : { skipped: options.quick ? '--quick' : '--no-events' };
+    const passed = await eventPasses(dbUrl, passKeys, options.quick);
+    rows.push(...passed.rows);
+    rows.sort(
+      (a, b) => options.scenarios.indexOf(a.info.key) - options.scenarios.indexOf(b.info.key),
+    );
 
     const report: Report = {
       mode,
@@ -175,6 +200,8 @@ async function main(argv: readonly string[]): Promise<void> {
       cluster,
       peers,
       events,
+      webhooks: passed.webhooks,
+      resume: passed.resume,
       notes: runNotes(options, ctx),
     };
     const path = writeReport(report);
@@ -186,8 +213,54 @@ async function main(argv: readonly string[]): Promise<void> {
     await service.stop();
     await baseline.stop();
     await cleanupWrites(dbUrl, writerId).catch(() => undefined);
-    await cleanupSuggestTimes(dbUrl).catch(() => undefined);
+    await cleanupScenarioData(dbUrl).catch(() => undefined);
+    await cleanupWebhooks(dbUrl).catch(() => undefined);
+    await cleanupResume(dbUrl).catch(() => undefined);
   }
+}
+
+/**
+ * The scenarios measured by passes of their own, each on services it starts (no other service of
+ * this run is up meanwhile: another instance's job queue would take the webhook jobs): SQL
+ * statements on one start behind the counting proxy, then one timed run.
+ */
+async function eventPasses(
+  dbUrl: string,
+  keys: readonly PassKey[],
+  quick: boolean,
+): Promise<Pick<Report, 'webhooks' | 'resume'> & { rows: Report['scenarios'] }> {
+  const skipped = (key: PassKey) => ({
+    skipped: quick
+      ? `--quick (name it in --scenarios to run it)`
+      : `not among --scenarios (${key})`,
+  });
+  const out: Pick<Report, 'webhooks' | 'resume'> & { rows: Report['scenarios'] } = {
+    webhooks: skipped('webhook-deliveries'),
+    resume: skipped('resume'),
+    rows: [],
+  };
+  for (const key of keys) {
+    const info = scenarioInfo(key);
+    const counted = await countPass(key, dbUrl);
+    log(`${info.title}: timed run…`);
+    const outcome = await timePass(key, dbUrl, quick);
+    out.rows.push({
+      info,
+      service: passSummary([outcome]),
+      baseline: null,
+      statements: { service: counted.perUnit, baseline: Number.NaN, detail: counted.detail },
+    });
+    const details = outcome.details;
+    if (details.key === 'webhook-deliveries' && 'perDelivery' in counted.raw) {
+      out.webhooks = webhookSection(details.run, counted.raw, {
+        count: WEBHOOKS.endpointOwners.length,
+        owners: new Set(WEBHOOKS.endpointOwners).size,
+      });
+    } else if (details.key === 'resume' && 'perEvent' in counted.raw) {
+      out.resume = resumeSection(details.run, counted.raw);
+    }
+  }
+  return out;
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

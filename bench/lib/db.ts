@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { TEAM } from './suggest-plan';
 
 /** The data a benchmark database holds (arguments of `npm run seed`). */
 export interface DataSpec {
@@ -29,6 +29,11 @@ export const WRITER = {
   name: 'Bench Writer Account',
 };
 const FIXED_ACCOUNTS = ['demo', 'inbox.user', 'admin', WRITER.account];
+/**
+ * The accounts the harness adds beside the seed all begin so (the writer, the scenarios' teams
+ * and owners): never of the generated form, so the seed check does not count them.
+ */
+export const BENCH_ACCOUNT_PREFIX = 'bench.';
 /** Generated accounts of a fresh seed: "first.last.n". */
 const GENERATED_ACCOUNT = '^[a-z.]+\\.[0-9]+$';
 
@@ -243,9 +248,10 @@ export async function readFixtures(url: string, invitees: number): Promise<Fixtu
          ) mine group by "user_id"
        ) t join "users" u on u."id" = t."user_id"
        where u."is_active" and u."deleted_at" is null and u."account" <> all($1)
+         and not starts_with(u."account", $2)
        order by t."meetings" desc, u."id" limit 1`,
-      // Not a suggest-times attendee either: their meetings come and go with that scenario.
-      [[...FIXED_ACCOUNTS, ...TEAM.map((member) => member.account)]],
+      // Not a user the harness added either: their meetings come and go with their scenarios.
+      [FIXED_ACCOUNTS, BENCH_ACCOUNT_PREFIX],
     );
     const busyUser = busy.rows[0];
     if (!busyUser) {
@@ -268,32 +274,89 @@ export async function readFixtures(url: string, invitees: number): Promise<Fixtu
   });
 }
 
+/** The e-mail address of a user the harness adds ({@link benchUsers}). */
+export const benchEmail = (account: string): string => `${account}@example.com`;
+
+/**
+ * Users the harness adds beside the seed (made once, with demo's password, {@link benchEmail};
+ * accounts of {@link BENCH_ACCOUNT_PREFIX}); their ids in the order given.
+ */
+export async function benchUsers(
+  url: string,
+  users: readonly { account: string; name: string }[],
+): Promise<string[]> {
+  const accounts = users.map((user) => user.account);
+  if (accounts.some((account) => !account.startsWith(BENCH_ACCOUNT_PREFIX))) {
+    throw new Error(`bench users' accounts begin with "${BENCH_ACCOUNT_PREFIX}"`);
+  }
+  return withClient(url, async (client) => {
+    await client.query(
+      `insert into "users" ("id", "created_at", "updated_at", "name", "email", "account",
+         "password_hash", "roles", "is_active", "is_verified")
+       select gen_random_uuid(), date_trunc('milliseconds', now()), date_trunc('milliseconds', now()),
+         t."name", t."email", t."account", u."password_hash", 'user', true, true
+       from unnest($1::text[], $2::text[], $3::text[]) t("account", "name", "email"), "users" u
+       where u."account" = 'demo'
+       on conflict do nothing`,
+      [accounts, users.map((user) => user.name), accounts.map(benchEmail)],
+    );
+    const rows = await client.query<{ account: string; id: string }>(
+      `select "account", "id" from "users" where "account" = any($1)`,
+      [accounts],
+    );
+    const byAccount = new Map(rows.rows.map((row) => [row.account, row.id]));
+    return accounts.map((account) => {
+      const id = byAccount.get(account);
+      if (!id) {
+        throw new Error(`the bench user ${account} could not be made`);
+      }
+      return id;
+    });
+  });
+}
+
+/**
+ * `count` confirmed meetings owned by `ownerId`, 30 days ahead, made by SQL (so no change is
+ * logged and no event sent): the owner and `guests(i)` of meeting i are accepted participants.
+ * Their ids in order.
+ */
+export async function createMeetings(
+  url: string,
+  ownerId: string,
+  count: number,
+  options: { title: string; guests?: (i: number) => readonly string[] },
+): Promise<string[]> {
+  const ids = Array.from({ length: count }, () => randomUUID());
+  const members = ids.flatMap((id, i) =>
+    [ownerId, ...(options.guests?.(i) ?? [])].map((userId) => [id, userId] as const),
+  );
+  await withClient(url, (client) =>
+    client.query(
+      `with t as (select date_trunc('milliseconds', now()) as now), made as (
+         insert into "meetings" ("id", "created_at", "updated_at", "title", "owner_id", "start_time",
+           "location", "type", "status")
+         select m."id", t.now, t.now, $2 || ' ' || m."n", $1, t.now + interval '30 days',
+           'Bench Room', 'team-meeting', 'confirmed'
+         from unnest($3::uuid[]) with ordinality m("id", "n"), t
+         returning "id", "created_at"
+       )
+       insert into "participants" ("id", "created_at", "updated_at", "meeting_id", "user_id", "status")
+       select gen_random_uuid(), made."created_at", made."created_at", p."meeting_id", p."user_id",
+         'accepted'
+       from unnest($4::uuid[], $5::uuid[]) p("meeting_id", "user_id")
+       join made on made."id" = p."meeting_id"`,
+      [ownerId, options.title, ids, members.map((m) => m[0]), members.map((m) => m[1])],
+    ),
+  );
+  return ids;
+}
+
 /** `count` fresh confirmed meetings owned by the writer (the owner the only participant). */
-export async function createWriteMeetings(
+export const createWriteMeetings = (
   url: string,
   writerId: string,
   count: number,
-): Promise<string[]> {
-  return withClient(url, async (client) => {
-    const result = await client.query<{ id: string }>(
-      `with made as (
-         insert into "meetings" ("id", "created_at", "updated_at", "title", "owner_id", "start_time",
-           "location", "type", "status")
-         select gen_random_uuid(), t.now, t.now, 'Bench write meeting ' || n, $1,
-           t.now + interval '30 days', 'Bench Room', 'team-meeting', 'confirmed'
-         from generate_series(1, $2) n, (select date_trunc('milliseconds', now()) as now) t
-         returning "id", "created_at"
-       ), owners as (
-         insert into "participants" ("id", "created_at", "updated_at", "meeting_id", "user_id", "status")
-         select gen_random_uuid(), made."created_at", made."created_at", made."id", $1, 'accepted'
-         from made returning "meeting_id"
-       )
-       select "meeting_id" as "id" from owners`,
-      [writerId, count],
-    );
-    return result.rows.map((row) => row.id);
-  });
-}
+): Promise<string[]> => createMeetings(url, writerId, count, { title: 'Bench write meeting' });
 
 /** Removes everything the write scenario made (the writer's meetings and their participants). */
 export async function cleanupWrites(url: string, writerId: string): Promise<void> {

@@ -42,3 +42,25 @@ export function firstDifference(a: string, b: string): string {
     `    baseline: …${b.slice(from, i + 80)}…`
   );
 }
+
+/** One GraphQL operation as the holder of `token`; its data, or an error naming `what` failed. */
+export async function graphqlData<T>(
+  base: string,
+  token: string,
+  query: string,
+  variables: object,
+  what: string,
+): Promise<T> {
+  const response = await fetch(`${base}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = (await response.json()) as { data?: T; errors?: unknown[] };
+  if (!response.ok || body.errors || !body.data) {
+    throw new Error(
+      `${what}: ${query.slice(0, 40)}… answered ${response.status} ${JSON.stringify(body).slice(0, 400)}`,
+    );
+  }
+  return body.data;
+}

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { SCENARIOS, type ScenarioKey } from './scenarios';
+import { isPass, type LoadKey, SCENARIOS, type ScenarioKey } from './scenarios';
 
 export interface BenchOptions {
   quick: boolean;
@@ -17,7 +17,7 @@ export interface BenchOptions {
   /** Only the events scenario: printed, no results written. */
   eventsOnly: boolean;
   /** Profile mode: run these scenarios against `node --cpu-prof` and summarise. */
-  profile: ScenarioKey[] | null;
+  profile: LoadKey[] | null;
   build: boolean;
   /** Extra environment of the service (e.g. METRICS=false), to measure what a feature costs. */
   serviceEnv: Record<string, string>;
@@ -46,7 +46,9 @@ Options:
   --duration <s>          measured seconds per run (default 15, quick 1; --against --quick 3)
   --rounds <n>            runs per target and scenario, alternating the order (default 2, quick 1;
                           with --against 4, quick 2)
-  --scenarios <a,b,...>   only these (${SCENARIOS.map((s) => s.key).join(', ')})
+  --scenarios <a,b,...>   only these (${SCENARIOS.map((s) => s.key).join(', ')});
+                          webhook-deliveries and resume (passes with services of their own,
+                          minutes each) run by default only in a full run without --against
   --no-growth             skip the 10k-vs-100k search growth pass
   --no-cluster            skip the single-process vs cluster pass
   --no-events             skip the events scenario (1,000 WebSocket subscribers)
@@ -67,6 +69,16 @@ Options:
 export class UsageError extends Error {}
 
 const KEYS = new Set<string>(SCENARIOS.map((s) => s.key));
+
+/** --profile's scenarios: those autocannon measures (a pass starts services of its own). */
+function profiledList(text: string): LoadKey[] {
+  const keys = scenarioList(text);
+  const passes = keys.filter(isPass);
+  if (passes.length > 0) {
+    throw new UsageError(`--profile runs request scenarios only, not ${passes.join(', ')}`);
+  }
+  return keys as LoadKey[];
+}
 
 function scenarioList(text: string): ScenarioKey[] {
   const keys = text
@@ -180,12 +192,14 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     // An A/B's ratios need runs long enough, and rounds enough, to see the spread.
     durationSeconds: positive('duration', values.duration, quick ? (against ? 3 : 1) : 15, false),
     rounds: positive('rounds', values.rounds, (quick ? 1 : 2) * (against ? 2 : 1)),
-    scenarios: values.scenarios ? scenarioList(values.scenarios) : SCENARIOS.map((s) => s.key),
+    scenarios: values.scenarios
+      ? scenarioList(values.scenarios)
+      : SCENARIOS.map((s) => s.key).filter((key) => !(quick || against) || !isPass(key)),
     growth: !quick && !values['no-growth'],
     cluster: !quick && !values['no-cluster'],
     events: (!quick && !values['no-events']) || (values['events-only'] ?? false),
     eventsOnly: values['events-only'] ?? false,
-    profile: values.profile ? scenarioList(values.profile) : null,
+    profile: values.profile ? profiledList(values.profile) : null,
     build: !values['no-build'],
     serviceEnv: keyValues(values['service-env'] ?? ''),
     acceptEncoding: values['accept-encoding'] ?? null,

@@ -194,3 +194,27 @@ export function contentionMeter(): { stop(): number } {
     },
   };
 }
+
+/** What a stretch of work cost: CPU of the target and of PostgreSQL, and how busy the rest was. */
+export interface Cost {
+  targetCpuMs: number;
+  databaseCpuMs: number;
+  /** Cores other processes kept busy meanwhile (see contentionMeter). */
+  contention: number;
+}
+
+/** Starts measuring the cost of what `target` (its process tree) and PostgreSQL do from now. */
+export function costMeter(target: number): { stop(): Cost } {
+  const pids = processTree(target);
+  const meter = contentionMeter();
+  const before = { target: cpuSnapshot(pids), database: cpuSnapshot(postgresPids()) };
+  return {
+    stop() {
+      return {
+        targetCpuMs: cpuMsBetween(before.target, cpuSnapshot(pids)),
+        databaseCpuMs: cpuMsBetween(before.database, cpuSnapshot(postgresPids())),
+        contention: meter.stop(),
+      };
+    },
+  };
+}

@@ -5,6 +5,20 @@ export interface PlannedRequest {
   path: string;
   headers: Record<string, string>;
   body?: string;
+  /**
+   * What every answer must be, checked by the load generator on each response (cheaply: no
+   * parsing), for a scenario whose answer was checked in full once: its status (else any 2xx is
+   * right), its ETag header, its body's length.
+   */
+  expect?: AnswerCheck;
+}
+
+/** See {@link PlannedRequest.expect}. */
+export interface AnswerCheck {
+  status: number;
+  etag?: string;
+  /** The body's length in characters (UTF-16 code units, as it was read: ASCII data). */
+  length?: number;
 }
 
 /** What one connection sends, over and over. */
@@ -33,8 +47,12 @@ export interface LoadJob {
 export interface LoadResult {
   /** Responses received in the measured phase. */
   responses: number;
-  /** Of those, with a 2xx status. */
+  /** Of those, with the expected status (a 2xx, unless the request expects another). */
   ok: number;
+  /** The status the requests expect, when not any 2xx (e.g. 304). */
+  expectedStatus?: number;
+  /** Answers with the expected status that failed the request's other checks (`expect`). */
+  mismatches?: number;
   statusCounts: Record<string, number>;
   errors: number;
   timeouts: number;

@@ -58,6 +58,14 @@ export function abMarkdown(report: AbReport): string {
       'moves much less with what else the machine runs than req/s does). The reading calls a ' +
       `difference only when two or more rounds all agree and it is ${LEAST_CALLED * 100}% or more.`,
     '',
+    ...report.scenarios.flatMap((row) =>
+      row.info.pass
+        ? [
+            `${row.info.title} is measured by a pass of its own: in its req/s columns ${row.info.pass.rate}; its CPU and SQL statements ${row.info.pass.per}.`,
+            '',
+          ]
+        : [],
+    ),
     '| scenario | req/s A | req/s B | B ÷ A req/s | each round | Node CPU ms/req A | Node CPU ms/req B | B ÷ A CPU | each round | A ÷ baseline req/s | B ÷ baseline req/s | SQL/req A; B | reading |',
     '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |',
   ];
@@ -76,7 +84,7 @@ export function abMarkdown(report: AbReport): string {
     '',
     'The baseline’s own req/s from round to round shows how much the machine drifted.',
     '',
-    '| scenario | req/s A per round | req/s B per round | req/s baseline per round | p50 ms A; B | other processes, cores (A; B; baseline) | non-2xx / errors |',
+    '| scenario | req/s A per round | req/s B per round | req/s baseline per round | p50 ms A; B | other processes, cores (A; B; baseline) | wrong answers / errors |',
     '| --- | --- | --- | --- | ---: | --- | --- |',
   );
   for (const row of report.scenarios) {

@@ -1,6 +1,12 @@
 import { type EventsResult, IDLE_SECONDS } from '../run/events-pass';
 import { int, mib, ms, ratio, statements } from './format';
 import { type PeersReport, peersSection } from './report-peers';
+import {
+  type ResumeSection,
+  resumeMarkdown,
+  type WebhookSection,
+  webhooksMarkdown,
+} from './report-passes';
 import type { ScenarioInfo } from './scenarios';
 import type { Summary } from './stats';
 
@@ -59,6 +65,9 @@ export interface Report {
   /** --peers: PostGraphile v5 on the meeting. */
   peers: PeersReport | { skipped: string };
   events: EventsResult | { skipped: string };
+  /** The sections of the scenarios measured by passes of their own (their rows are above). */
+  webhooks: WebhookSection | { skipped: string };
+  resume: ResumeSection | { skipped: string };
   notes: string[];
 }
 
@@ -95,6 +104,13 @@ export function markdown(report: Report, chartFile: string): string {
         (row) =>
           `"${NO_BASELINE}": ${row.info.title} is measured on the service alone, absolute numbers without a ratio (${row.info.noBaseline}).`,
       ),
+    ...report.scenarios.flatMap((row) =>
+      row.info.pass
+        ? [
+            `${row.info.title} is measured by a pass of its own (its section below): in the req/s column ${row.info.pass.rate}; in the p50 and p99 columns ${row.info.pass.latency}; CPU and SQL statements ${row.info.pass.per}.`,
+          ]
+        : [],
+    ),
     '',
     '| scenario | req/s service | req/s baseline | req/s ratio | p50 ms service | p50 ms baseline | p50 ratio | p99 ms service | p99 ms baseline | p99 ratio |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
@@ -134,7 +150,7 @@ export function markdown(report: Report, chartFile: string): string {
     '',
     '### Per scenario',
     '',
-    '| scenario | what | req/s per round (service; baseline) | non-2xx / errors | other processes, cores (service; baseline runs) | SQL detail |',
+    '| scenario | what | req/s per round (service; baseline) | wrong answers / errors | other processes, cores (service; baseline runs) | SQL detail |',
     '| --- | --- | --- | --- | --- | --- |',
   );
   for (const row of report.scenarios) {
@@ -195,6 +211,8 @@ export function markdown(report: Report, chartFile: string): string {
   }
 
   out.push('', ...eventsSection(report.events));
+  out.push('', ...webhooksMarkdown(report.webhooks));
+  out.push('', ...resumeMarkdown(report.resume));
 
   out.push('', '## Environment', '', '| | |', '| --- | --- |');
   for (const [key, value] of Object.entries(report.environment)) {
@@ -237,8 +255,9 @@ export function chart(report: Report): string {
       `<text x="${(left + sw + 6).toFixed(1)}" y="${y + 20}" fill="#2f6fb0">${int(row.service.rps)} (p50 ${ms(row.service.p50)} ms)</text>`,
     );
     if (!bl) {
+      const alone = row.info.pass ? `${row.info.pass.rate}` : `${NO_BASELINE}: the service alone`;
       parts.push(
-        `<text x="${left}" y="${y + 42}" fill="#555">${NO_BASELINE}: the service alone</text>`,
+        `<text x="${left}" y="${y + 42}" fill="#555">${escapeXml(alone)}</text>`,
         `<text x="${width - 20}" y="${y + 32}" text-anchor="end" fill="#555">–</text>`,
       );
       return;

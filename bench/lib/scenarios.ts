@@ -1,8 +1,13 @@
+import type { CalendarFeed } from './calendar-plan';
 import type { Fixtures } from './db';
 import type { PlannedRequest } from './protocol';
 import type { SuggestTimes } from './suggest-plan';
 
-/** The scenarios, each run against the service and the baseline alike (unless `noBaseline`). */
+/**
+ * The scenarios: most are requests sent by autocannon, to the service and the baseline alike
+ * (unless `noBaseline`); those with `pass` drive events through a service of their own and time
+ * their delivery (run/webhook-pass.ts, run/resume-pass.ts).
+ */
 
 export type ScenarioKey =
   | 'meeting-rest'
@@ -12,7 +17,20 @@ export type ScenarioKey =
   | 'following'
   | 'my-meetings'
   | 'writes'
-  | 'suggest-times';
+  | 'suggest-times'
+  | 'calendar-feed'
+  | 'calendar-feed-304'
+  | 'webhook-deliveries'
+  | 'resume';
+
+/** The scenarios measured by a pass of their own rather than by autocannon. */
+export type PassKey = 'webhook-deliveries' | 'resume';
+
+/** The scenarios autocannon measures. */
+export type LoadKey = Exclude<ScenarioKey, PassKey>;
+
+/** The scenarios whose requests autocannon repeats as they are (not the writes' add-approve). */
+export type ReadKey = Exclude<LoadKey, 'writes'>;
 
 export interface ScenarioInfo {
   key: ScenarioKey;
@@ -24,6 +42,12 @@ export interface ScenarioInfo {
    * baseline answers the same bytes.
    */
   noBaseline?: string;
+  /**
+   * For a scenario measured by a pass of its own: what its columns of the report's tables mean
+   * (the rate in the req/s column, the latency in the p50/p99 columns, what CPU and statements
+   * are per).
+   */
+  pass?: { rate: string; latency: string; per: string };
 }
 
 export const SCENARIOS: readonly ScenarioInfo[] = [
@@ -73,6 +97,50 @@ export const SCENARIOS: readonly ScenarioInfo[] = [
       'the baseline has no recurrence expansion or time-zone slot search: the service alone, ' +
       'its answer checked against the one its planned meetings make',
   },
+  {
+    key: 'calendar-feed',
+    title: '9. Calendar feed (200 meetings)',
+    what:
+      'GET /calendar/cal_….ics, the feed of bench.cal.owner: 200 meetings it owns or was invited ' +
+      'to, 50 of them series (weekly, fortnightly, daily; some with an occurrence cancelled or ' +
+      'moved), in six zones, made through the API before the scenario',
+    noBaseline:
+      'the baseline writes no iCalendar: the service alone, the document read once with ' +
+      'ical.js against the plan, then every answer checked by its length and ETag',
+  },
+  {
+    key: 'calendar-feed-304',
+    title: '10. Calendar feed, If-None-Match (304)',
+    what: "the same GET with If-None-Match: the document's ETag, answered 304 without a body",
+    noBaseline: 'as the calendar feed: every answer checked to be a 304 with the same ETag',
+  },
+  {
+    key: 'webhook-deliveries',
+    title: '11. Webhook deliveries (4 endpoints)',
+    what:
+      'meeting changes through REST (add participant, approve), each POSTed to 4 endpoints of 3 ' +
+      'users at an HTTPS receiver on 127.0.0.1; every delivery verified (Standard Webhooks ' +
+      'signature), counted once by webhook-id',
+    noBaseline: 'the baseline sends no webhooks: the service alone',
+    pass: {
+      rate: 'deliveries/s while draining a burst of writes',
+      latency: "from the write's response to the receipt, at half that rate",
+      per: 'per delivery (the writes that made them included)',
+    },
+  },
+  {
+    key: 'resume',
+    title: '12. Resume: 1,000 subscribers, listener cut',
+    what:
+      "1,000 myMeetingEvents subscribers over WebSocket; the service's listener connection is " +
+      'terminated and meetings are changed at once; time until every subscriber has every event',
+    noBaseline: 'the baseline has no subscriptions: the service alone',
+    pass: {
+      rate: 'events delivered per second until all caught up',
+      latency: 'from the listener being cut to each subscriber having all its events',
+      per: 'per event delivered',
+    },
+  },
 ];
 
 /** The scenario's description. */
@@ -82,6 +150,9 @@ export const scenarioInfo = (key: ScenarioKey): ScenarioInfo =>
 /** Whether the baseline answers the scenario (else it is measured on the service alone). */
 export const hasBaseline = (key: ScenarioKey): boolean =>
   scenarioInfo(key).noBaseline === undefined;
+
+/** Whether a pass of its own measures the scenario (not autocannon). */
+export const isPass = (key: ScenarioKey): key is PassKey => scenarioInfo(key).pass !== undefined;
 
 /** Search texts, rotated: common and rarer 2–3 letter substrings. */
 export const SEARCH_QUERIES = ['an', 'li', 'mar', 'son', 'kim'] as const;
@@ -105,11 +176,16 @@ export interface Callers {
   busy: string;
 }
 
-/** What the scenarios' requests are made of: ids, callers, and suggest-times' setup if made. */
-export interface ScenarioData {
+/** The data made for the scenarios that need their own, once a run (null: not made). */
+export interface MadeData {
+  suggest: SuggestTimes | null;
+  calendar: CalendarFeed | null;
+}
+
+/** What the scenarios' requests are made of: ids, callers, and the data made for them. */
+export interface ScenarioData extends MadeData {
   fixtures: Fixtures;
   callers: Callers;
-  suggest: SuggestTimes | null;
 }
 
 /** Headers every planned request carries besides its own (set once from the options). */
@@ -143,8 +219,8 @@ function graphql(
 
 /** The requests of a read scenario (the same for the service and the baseline). */
 export function readRequests(
-  key: Exclude<ScenarioKey, 'writes'>,
-  { fixtures, callers, suggest }: ScenarioData,
+  key: ReadKey,
+  { fixtures, callers, suggest, calendar }: ScenarioData,
 ): PlannedRequest[] {
   switch (key) {
     case 'meeting-rest':
@@ -182,6 +258,29 @@ export function readRequests(
           input: suggest.input,
         }),
       ];
+    case 'calendar-feed':
+    case 'calendar-feed-304': {
+      if (!calendar) {
+        throw new Error(`${key}: its meetings were not made (run/calendar-setup.ts)`);
+      }
+      const unchanged = key === 'calendar-feed-304';
+      // A calendar app sends no token: the address is the credential.
+      return [
+        {
+          method: 'GET',
+          path: calendar.path,
+          headers: { ...alwaysSent, ...(unchanged ? { 'if-none-match': calendar.etag } : {}) },
+          expect: unchanged
+            ? { status: 304, etag: calendar.etag, length: 0 }
+            : {
+                status: 200,
+                etag: calendar.etag,
+                // A compressed body is not the document's length.
+                ...(alwaysSent['accept-encoding'] ? {} : { length: calendar.length }),
+              },
+        },
+      ];
+    }
   }
 }
 

@@ -19,7 +19,10 @@ export interface Summary {
   p99: number;
   mean: number;
   responses: number;
-  /** Non-2xx responses by status, and connection errors/timeouts. */
+  /**
+   * Responses without the expected status (any 2xx unless the requests expect one), by status;
+   * answers that failed their request's check (`wrong answer`); connection errors and timeouts.
+   */
   failures: Record<string, number>;
   /** Largest sampled RSS of the target's processes during the scenario (bytes). */
   peakRss: number;
@@ -54,9 +57,16 @@ export function summarize(results: readonly LoadResult[], peakRss: number): Summ
   const failures: Record<string, number> = {};
   for (const r of results) {
     for (const [status, count] of Object.entries(r.statusCounts)) {
-      if (!status.startsWith('2')) {
+      const right =
+        r.expectedStatus === undefined
+          ? status.startsWith('2')
+          : status === String(r.expectedStatus);
+      if (!right) {
         failures[status] = (failures[status] ?? 0) + count;
       }
+    }
+    if ((r.mismatches ?? 0) > 0) {
+      failures['wrong answer'] = (failures['wrong answer'] ?? 0) + (r.mismatches ?? 0);
     }
     if (r.errors > 0) {
       failures['errors'] = (failures['errors'] ?? 0) + r.errors;

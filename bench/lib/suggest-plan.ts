@@ -49,13 +49,13 @@ export interface PlannedMeeting {
   secondWeek?: 'cancel' | { moveMinutes: number };
 }
 
-const RULE_DAYS = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'] as const;
+export const RULE_DAYS = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'] as const;
 /** The window's weekdays, as days after its first day. */
 const WEEKDAYS = [0, 1, 2, 3, 4, 7, 8, 9, 10, 11];
 const TOPICS = ['Roadmap review', 'Customer call', 'Hiring debrief', 'Budget check', 'Retro prep'];
 
 /** A small seeded generator (mulberry32), so every run plans the same meetings. */
-function seeded(seed: number): () => number {
+export function seeded(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -7,13 +7,13 @@ import { RESULTS } from '../lib/paths';
 import type { Server } from '../lib/processes';
 import { runSettings } from '../lib/report';
 import { abMarkdown, type AbReport } from '../lib/report-ab';
-import { hasBaseline, scenarioInfo } from '../lib/scenarios';
+import { hasBaseline, isPass, type LoadKey, type PassKey, scenarioInfo } from '../lib/scenarios';
 import { summarize } from '../lib/stats';
 import type { Build } from './ab-build';
 import { checkEquality, compareAnswers, type SideStatements } from './equality';
-import { prepareContext } from './prepare';
+import { countPass, type PassBuild, type PassOutcome, passSummary, timePass } from './event-passes';
+import { cleanupScenarioData, makeScenarioData, prepareContext } from './prepare';
 import { fmt, log } from './progress';
-import { cleanupSuggestTimes, suggestTimesFor } from './suggest-setup';
 import { startBaseline, startService } from './targets';
 import { measure, noRuns } from './timed-runs';
 
@@ -36,6 +36,7 @@ export async function abMode(
   const { dbUrl, spec } = data;
   const writerId = (await readFixtures(dbUrl, 1)).writerId;
   await cleanupWrites(dbUrl, writerId);
+  const loadKeys = options.scenarios.filter((key): key is LoadKey => !isPass(key));
   log(
     `Starting A (${builds.a.label}) and B (${builds.b.label}) with LOG_LEVEL=info, and the baseline…`,
   );
@@ -48,10 +49,10 @@ export async function abMode(
     // Both builds must derive the bench's key; the callers sign in through B.
     await prepareContext(dbUrl, servers.A);
     let ctx = await prepareContext(dbUrl, servers.B);
-    ctx.suggest = await suggestTimesFor(options.scenarios, ctx, servers.B);
-    await checkEquality(ctx, servers.B, servers.baseline, options.scenarios, false);
-    const alone = options.scenarios.filter((key) => !hasBaseline(key));
-    const compared = options.scenarios.length - alone.length;
+    Object.assign(ctx, await makeScenarioData(loadKeys, ctx, servers.B));
+    await checkEquality(ctx, servers.B, servers.baseline, loadKeys, false);
+    const alone = loadKeys.filter((key) => !hasBaseline(key));
+    const compared = loadKeys.length - alone.length;
     log(
       [
         compared > 0
@@ -68,18 +69,18 @@ export async function abMode(
       counts: 'log' as const,
       baseline: false,
     });
-    const same = await compareAnswers(ctx, sides('A'), sides('B'), options.scenarios, true);
-    log(`A and B answer the same bytes for all ${options.scenarios.length} scenarios.`);
+    const same = await compareAnswers(ctx, sides('A'), sides('B'), loadKeys, true);
+    log(`A and B answer the same bytes for all ${loadKeys.length} scenarios.`);
     if (!options.quick) {
       log('Restarting A and B with LOG_LEVEL=warn for the timed runs.');
       await Promise.all([servers.A.stop(), servers.B.stop()]);
       servers.A = await startBuild(dbUrl, builds.a, 'A', 'warn');
       servers.B = await startBuild(dbUrl, builds.b, 'B', 'warn');
-      ctx = await prepareContext(dbUrl, servers.B, ctx.suggest);
+      ctx = await prepareContext(dbUrl, servers.B, ctx);
     }
 
     const rows: AbReport['scenarios'] = [];
-    for (const key of options.scenarios) {
+    for (const key of loadKeys) {
       const info = scenarioInfo(key);
       const runs = { A: noRuns(), B: noRuns(), baseline: noRuns() };
       for (let round = 1; round <= options.rounds; round += 1) {
@@ -102,6 +103,11 @@ export async function abMode(
         statements: { a: sql.first, b: sql.second },
       });
     }
+    // The passes start services of their own: no other instance may take their webhook jobs.
+    await Promise.all(Object.values(servers).map((server) => server.stop()));
+    for (const key of options.scenarios.filter(isPass)) {
+      rows.push(await passAb(key, dbUrl, builds, options));
+    }
 
     const report: AbReport = {
       ref,
@@ -119,6 +125,14 @@ export async function abMode(
         `Before timing, every scenario's requests went to A and to B: status and body byte-for-byte equal (writes: equal but for the new participant's id, meeting id and timestamps, and the same stored statuses); B's also equal to the baseline's, or for a scenario without a baseline the answer it must give.`,
         ...(ctx.suggest
           ? [`${scenarioInfo('suggest-times').title} (no baseline): ${ctx.suggest.summary}.`]
+          : []),
+        ...(ctx.calendar
+          ? [`${scenarioInfo('calendar-feed').title} (no baseline): ${ctx.calendar.summary}.`]
+          : []),
+        ...(options.scenarios.some(isPass)
+          ? [
+              'webhook-deliveries and resume (passes of their own, run after the other scenarios with A, B and the baseline stopped): each round runs the pass on A and on B in turn, each on a service started for it; their statements come from one more start of each build behind the statement-counting proxy; their checks (every delivery once, none missed) are among the failures.',
+            ]
           : []),
         `Timed runs use LOG_LEVEL=${options.quick ? 'info (--quick does not restart the services)' : 'warn'}; SQL statements per request come from the equality pass (the \`sqlStatements\` log field; BEGIN/COMMIT not counted).`,
         'Both builds start as `npm start` does: `node <package.json config.nodeFlags of that build> dist/src/main.js`, NODE_ENV=production, the same JWT secret and DATABASE_URL.',
@@ -140,6 +154,44 @@ export async function abMode(
   } finally {
     await Promise.all(Object.values(servers).map((server) => server.stop()));
     await cleanupWrites(dbUrl, writerId).catch(() => undefined);
-    await cleanupSuggestTimes(dbUrl).catch(() => undefined);
+    await cleanupScenarioData(dbUrl).catch(() => undefined);
   }
+}
+
+/**
+ * A pass's scenario on both builds: statements from a counting start of each, then `rounds`
+ * timed runs of each, A and B back to back (each round's first alternating).
+ */
+async function passAb(
+  key: PassKey,
+  dbUrl: string,
+  builds: { a: Build; b: Build },
+  options: BenchOptions,
+): Promise<AbReport['scenarios'][number]> {
+  const buildOf = (side: 'A' | 'B'): PassBuild => {
+    const build = side === 'A' ? builds.a : builds.b;
+    return { root: build.root, name: `${side} (${build.label})` };
+  };
+  const counted = {
+    A: await countPass(key, dbUrl, buildOf('A')),
+    B: await countPass(key, dbUrl, buildOf('B')),
+  };
+  const outcomes: Record<'A' | 'B', PassOutcome[]> = { A: [], B: [] };
+  for (let round = 1; round <= options.rounds; round += 1) {
+    for (const side of roundOrder(round).filter((s): s is 'A' | 'B' => s !== 'baseline')) {
+      log(`${scenarioInfo(key).title} · ${side} · round ${round}/${options.rounds}`);
+      outcomes[side].push(await timePass(key, dbUrl, options.quick, buildOf(side)));
+    }
+  }
+  return {
+    info: scenarioInfo(key),
+    a: passSummary(outcomes.A),
+    b: passSummary(outcomes.B),
+    baseline: null,
+    comparison: compareBuilds(
+      outcomes.A.map((o) => o.numbers),
+      outcomes.B.map((o) => o.numbers),
+    ),
+    statements: { a: counted.A.perUnit, b: counted.B.perUnit },
+  };
 }

@@ -1,13 +1,11 @@
 import { performance } from 'node:perf_hooks';
-import { createClient, type Client } from 'graphql-ws';
-import { Client as PgClient } from 'pg';
-import WebSocket from 'ws';
-import { LISTENER_APPLICATION_NAME } from '../../src/platform/live/notice-listener';
+import type { Client } from 'graphql-ws';
 import { cleanupWrites, readFixtures } from '../lib/db';
 import { mib } from '../lib/format';
 import { signAccessToken } from '../lib/jwt';
 import { memoryOf, processTree, sampleRss, type Server } from '../lib/processes';
 import { quantile } from '../lib/stats';
+import { CONNECT_BATCH, subscribe, terminateListener, untilActive } from './live-clients';
 import { log } from './progress';
 import { KEYS, startService, TOKENS } from './targets';
 
@@ -60,17 +58,8 @@ export const IDLE_SECONDS = 60;
 
 /** How long one event may take before it counts as lost. */
 const EVENT_TIMEOUT_MS = 5_000;
-/** Sockets opened at a time. */
-const CONNECT_BATCH = 100;
 
 const INVITATIONS = 'subscription { invitationReceived { meetingId } }';
-
-/** The service's `graphql_subscriptions_active`, read from its /metrics. */
-async function activeSubscriptions(service: Server): Promise<number> {
-  const text = await (await fetch(`${service.url}/metrics`)).text();
-  const line = /^graphql_subscriptions_active (\d+)/m.exec(text);
-  return line ? Number(line[1]) : 0;
-}
 
 /** Arrival times of invitations by meeting id, and waiters for those not arrived yet. */
 class Arrivals {
@@ -99,32 +88,14 @@ class Arrivals {
 }
 
 function openSubscribers(service: Server, userIds: readonly string[], arrivals: Arrivals) {
-  return userIds.map((userId) => {
-    const client: Client = createClient({
-      url: `${service.url.replace(/^http/, 'ws')}/graphql`,
-      webSocketImpl: WebSocket,
-      lazy: false,
-      retryAttempts: 0,
-      connectionParams: {
-        Authorization: `Bearer ${signAccessToken(KEYS, TOKENS, userId)}`,
-      },
-      onNonLazyError: () => undefined,
-    });
-    client.subscribe<{ invitationReceived: { meetingId: string } }>(
+  return userIds.map((userId) =>
+    subscribe<{ invitationReceived: { meetingId: string } }>(
+      service,
+      userId,
       { query: INVITATIONS },
-      {
-        next: (result) => {
-          const meetingId = result.data?.invitationReceived.meetingId;
-          if (meetingId) {
-            arrivals.record(meetingId);
-          }
-        },
-        error: () => undefined,
-        complete: () => undefined,
-      },
-    );
-    return client;
-  });
+      { next: (data) => arrivals.record(data.invitationReceived.meetingId) },
+    ),
+  );
 }
 
 /** Creates one meeting inviting `userId`; answers its id and when the response arrived. */
@@ -154,21 +125,6 @@ async function invite(
   return { meetingId: body.id, answeredAt };
 }
 
-/** Ends the service's event-listener connection from the server side. */
-async function terminateListener(dbUrl: string): Promise<void> {
-  const admin = new PgClient({ connectionString: dbUrl });
-  await admin.connect();
-  try {
-    const ended = await admin.query(
-      'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1',
-      [LISTENER_APPLICATION_NAME],
-    );
-    log(`  listener connection terminated (${ended.rowCount ?? 0}); 50 meetings at once`);
-  } finally {
-    await admin.end();
-  }
-}
-
 export async function eventsPass(dbUrl: string, options: EventsOptions): Promise<EventsResult> {
   const fixtures = await readFixtures(dbUrl, options.subscribers);
   if (fixtures.invitees.length < options.subscribers) {
@@ -190,9 +146,7 @@ export async function eventsPass(dbUrl: string, options: EventsOptions): Promise
     for (let i = 0; i < options.subscribers; i += CONNECT_BATCH) {
       const batch = fixtures.invitees.slice(i, Math.min(i + CONNECT_BATCH, options.subscribers));
       clients.push(...openSubscribers(service, batch, arrivals));
-      while ((await activeSubscriptions(service)) < clients.length) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await untilActive(service, clients.length);
     }
     const connectSeconds = (performance.now() - connectStart) / 1000;
     log(`  ${clients.length} subscribers connected in ${connectSeconds.toFixed(1)} s`);
@@ -218,7 +172,8 @@ export async function eventsPass(dbUrl: string, options: EventsOptions): Promise
     const sorted = Float64Array.from(latencies).sort();
 
     // The listener's connection cut on the server; meetings made at once, while it reconnects.
-    await terminateListener(dbUrl);
+    const ended = await terminateListener(dbUrl);
+    log(`  listener connection terminated (${ended}); 50 meetings at once`);
     const reconnectLatencies: number[] = [];
     let after = 0;
     const afterWorker = async (): Promise<void> => {

@@ -17,7 +17,7 @@ import {
 import type { Server } from '../lib/processes';
 import type { LoadPlan, PlannedRequest } from '../lib/protocol';
 import type { PeersReport } from '../lib/report-peers';
-import { readRequests, type ScenarioKey } from '../lib/scenarios';
+import { type ReadKey, readRequests, type ScenarioKey } from '../lib/scenarios';
 import { summarize } from '../lib/stats';
 import type { Statements } from './equality';
 import type { BenchContext } from './prepare';
@@ -117,8 +117,7 @@ export async function peersPass(
   statements: ReadonlyMap<ScenarioKey, Statements>,
   options: BenchOptions,
 ): Promise<PeersReport> {
-  const requests = (key: Exclude<ScenarioKey, 'writes'>): PlannedRequest[] =>
-    readRequests(key, ctx);
+  const requests = (key: ReadKey): PlannedRequest[] => readRequests(key, ctx);
   const serviceAnswer = await send(
     ours.service.url,
     requests('meeting-graphql')[0] as PlannedRequest,

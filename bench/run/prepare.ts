@@ -18,8 +18,10 @@ import { signAccessToken } from '../lib/jwt';
 import type { BenchOptions } from '../lib/options';
 import { ROOT } from '../lib/paths';
 import type { Server } from '../lib/processes';
-import type { ScenarioData } from '../lib/scenarios';
+import type { MadeData, ScenarioData, ScenarioKey } from '../lib/scenarios';
+import { calendarFeedFor, cleanupCalendarFeed } from './calendar-setup';
 import { fmt, log } from './progress';
+import { cleanupSuggestTimes, suggestTimesFor } from './suggest-setup';
 import { KEYS, PASSWORD, TOKENS } from './targets';
 
 // Before the runs: the build, the database and its data, and the callers' tokens.
@@ -75,13 +77,13 @@ export interface BenchContext extends ScenarioData {
 }
 
 /**
- * The callers and ids of the scenarios. suggest-times' meetings are made apart
- * (run/suggest-setup.ts), once a run: pass what was made to keep it across restarts.
+ * The callers and ids of the scenarios. The data of suggest-times and calendar-feed is made apart
+ * (makeScenarioData), once a run: pass what was made to keep it across restarts.
  */
 export async function prepareContext(
   dbUrl: string,
   service: Server,
-  suggest: BenchContext['suggest'] = null,
+  made: MadeData = { suggest: null, calendar: null },
 ): Promise<BenchContext> {
   const fixtures = await readFixtures(dbUrl, INVITEES);
   const jwks = (await (await fetch(`${service.url}/.well-known/jwks.json`)).json()) as {
@@ -101,10 +103,32 @@ export async function prepareContext(
     dbUrl,
     fixtures,
     callers: { demo, inbox, busy },
-    suggest,
+    suggest: made.suggest,
+    calendar: made.calendar,
     writerToken: signAccessToken(KEYS, TOKENS, fixtures.writerId),
     invitees: fixtures.invitees.map((id) => ({ id, token: signAccessToken(KEYS, TOKENS, id) })),
   };
+}
+
+/**
+ * Makes the data of the scenarios among `scenarios` that need data of their own, through
+ * `service` (run/suggest-setup.ts, run/calendar-setup.ts); null for those not asked for.
+ */
+export async function makeScenarioData(
+  scenarios: readonly ScenarioKey[],
+  ctx: BenchContext,
+  service: Server,
+): Promise<MadeData> {
+  return {
+    suggest: await suggestTimesFor(scenarios, ctx, service),
+    calendar: await calendarFeedFor(scenarios, ctx, service),
+  };
+}
+
+/** Removes what makeScenarioData made (and what an interrupted run left). */
+export async function cleanupScenarioData(dbUrl: string): Promise<void> {
+  await cleanupSuggestTimes(dbUrl);
+  await cleanupCalendarFeed(dbUrl);
 }
 
 /**

@@ -4,18 +4,17 @@ import { cleanupWrites, readFixtures } from '../lib/db';
 import type { BenchOptions } from '../lib/options';
 import { RESULTS } from '../lib/paths';
 import { profileMarkdown, summarizeProfile } from '../lib/profile';
-import { SCENARIOS, type ScenarioKey } from '../lib/scenarios';
+import { type LoadKey, SCENARIOS } from '../lib/scenarios';
 import { summarize } from '../lib/stats';
-import { prepareContext } from './prepare';
+import { cleanupScenarioData, makeScenarioData, prepareContext } from './prepare';
 import { fmt, log } from './progress';
-import { cleanupSuggestTimes, suggestTimesFor } from './suggest-setup';
 import { startService } from './targets';
 import { measure, noRuns } from './timed-runs';
 
 /** --profile: each scenario against `node --cpu-prof dist/src/main.js`, summarised. */
 export async function profileMode(
   options: BenchOptions,
-  scenarios: readonly ScenarioKey[],
+  scenarios: readonly LoadKey[],
 ): Promise<void> {
   const dir = join(RESULTS, 'profiles');
   mkdirSync(dir, { recursive: true });
@@ -28,7 +27,7 @@ export async function profileMode(
     const run = noRuns();
     try {
       const ctx = await prepareContext(options.databaseUrl, service);
-      ctx.suggest = await suggestTimesFor([key], ctx, service);
+      Object.assign(ctx, await makeScenarioData([key], ctx, service));
       await measure(ctx, key, service, options, `profile ${key}`, run);
     } finally {
       await service.stop();
@@ -47,7 +46,7 @@ export async function profileMode(
     log(section);
   }
   await cleanupWrites(options.databaseUrl, (await readFixtures(options.databaseUrl, 1)).writerId);
-  await cleanupSuggestTimes(options.databaseUrl);
+  await cleanupScenarioData(options.databaseUrl);
   writeFileSync(join(RESULTS, 'profiles.md'), sections.join('\n'));
   log(
     `Profiles in ${join('bench', 'results', 'profiles')}; summaries in bench/results/profiles.md ` +

@@ -79,6 +79,11 @@ export function runNotes(options: BenchOptions, ctx: BenchContext): string[] {
           `${scenarioInfo('suggest-times').title} has no baseline (${scenarioInfo('suggest-times').noBaseline}): ${ctx.suggest.summary}. Before measuring, the service's freeBusy of the 10 attendees equalled the busy time the plan makes, and its suggestions the ones the plan makes. The meetings are deleted at the end of the run.`,
         ]
       : []),
+    ...(ctx.calendar
+      ? [
+          `${scenarioInfo('calendar-feed').title} has no baseline (${scenarioInfo('calendar-feed').noBaseline}): ${ctx.calendar.summary}. Before measuring, its document equalled the plan as ical.js reads it (every meeting's title, times and zone, description, URL, status, attendees and the feed user's answer, organizer, rule, cancelled and moved occurrences, and its first occurrences as ical.js expands them), and If-None-Match of its ETag answered 304; during the runs every answer was checked by status, ETag and length. The meetings and the feed are deleted at the end of the run.`,
+        ]
+      : []),
     'The baseline is the practical limit for this stack: it verifies the same EdDSA token, loads the caller and runs the fewest SQL statements (joins instead of per-relation queries) with prepared statements.',
     `Writes: each add goes to a fresh meeting (created before each run, deleted after the scenario), each approve is by the user just added; the caller of "my meetings" is ${busy.email} (${busy.meetings} meetings).`,
   ];

@@ -12,7 +12,7 @@ import {
   type Server,
 } from '../lib/processes';
 import type { LoadJob, LoadMessage, LoadPlan, LoadResult } from '../lib/protocol';
-import { hasBaseline, readRequests, type ScenarioKey } from '../lib/scenarios';
+import { hasBaseline, type LoadKey, readRequests } from '../lib/scenarios';
 import { summarize, type Summary } from '../lib/stats';
 import type { BenchContext } from './prepare';
 import { fmt, status } from './progress';
@@ -96,11 +96,7 @@ class LoadGenerator {
 
 export const loadGenerator = new LoadGenerator();
 
-async function planFor(
-  ctx: BenchContext,
-  key: ScenarioKey,
-  options: BenchOptions,
-): Promise<LoadPlan> {
+async function planFor(ctx: BenchContext, key: LoadKey, options: BenchOptions): Promise<LoadPlan> {
   if (key !== 'writes') {
     return { kind: 'cycle', requests: readRequests(key, ctx) };
   }
@@ -130,7 +126,7 @@ type RunArgs = [
 ];
 
 /** One run of a scenario against one target, sampling the target's RSS meanwhile. */
-export async function measure(ctx: BenchContext, key: ScenarioKey, ...run: RunArgs): Promise<void> {
+export async function measure(ctx: BenchContext, key: LoadKey, ...run: RunArgs): Promise<void> {
   await measurePlan(await planFor(ctx, key, run[1]), ...run);
 }
 
@@ -166,10 +162,10 @@ export async function measurePlan(
   into.peakRss = Math.max(into.peakRss, sampler.stop());
   into.results.push(result);
   const rps = result.seconds > 0 ? result.ok / result.seconds : 0;
-  const bad = result.responses - result.ok + result.errors;
+  const bad = result.responses - result.ok + result.errors + (result.mismatches ?? 0);
   status(
     `${label}  ${fmt(rps)} req/s, p50 ${result.latencies.length > 0 ? `${summarize([result], 0).p50.toFixed(1)} ms` : '–'}` +
-      `${bad > 0 ? `  (${bad} non-2xx/errors!)` : ''}` +
+      `${bad > 0 ? `  (${bad} wrong answers/errors!)` : ''}` +
       `${result.contention > 0.25 ? `  (other processes used ${result.contention.toFixed(1)} cores)` : ''}`,
     true,
   );
@@ -200,7 +196,7 @@ export async function alternating<S>(
  */
 export async function measureScenario(
   ctx: BenchContext,
-  key: ScenarioKey,
+  key: LoadKey,
   targets: { service: Server; baseline: Server },
   options: BenchOptions,
   title: string,
@@ -219,7 +215,7 @@ export async function measureScenario(
 /** A scenario against both targets, `rounds` times, alternating which goes first. */
 export async function measurePair(
   ctx: BenchContext,
-  key: ScenarioKey,
+  key: LoadKey,
   targets: { service: Server; baseline: Server },
   options: BenchOptions,
   title: string,

@@ -1,0 +1,112 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/*
+ * The webhook scenario's receiver: an HTTPS server on 127.0.0.1 (with NODE_ENV=production the
+ * service calls https URLs only) with a self-signed certificate made by openssl for the run, which
+ * the service is told to trust (NODE_EXTRA_CA_CERTS). It answers 204 at once and keeps each
+ * request with the time its body had arrived; checking them is left for after the run, so that
+ * the receiver's own work does not delay the receipts.
+ */
+
+/** One request as received: which endpoint's path, its headers and body, and when it was in. */
+export interface Receipt {
+  /** The endpoint's number (the path /hooks/<n>). */
+  endpoint: number;
+  headers: IncomingHttpHeaders;
+  raw: string;
+  /** performance.now() and Date.now() once the whole body was in. */
+  at: number;
+  wallAt: number;
+}
+
+/** A certificate for 127.0.0.1, valid for two days, in a directory of its own. */
+function selfSigned(): { dir: string; key: string; cert: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-hooks-'));
+  const key = join(dir, 'key.pem');
+  const cert = join(dir, 'cert.pem');
+  try {
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '2',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'pipe' },
+    );
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(
+      `webhook-deliveries needs openssl (1.1.1 or later) to make the receiver's certificate: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  return { dir, key, cert };
+}
+
+export class HookReceiver {
+  readonly receipts: Receipt[] = [];
+  /** Called with each receipt as it comes (after it is kept). */
+  onReceipt: (receipt: Receipt) => void = () => undefined;
+
+  private constructor(
+    private readonly server: Server,
+    private readonly dir: string,
+    /** The certificate's file: the service's NODE_EXTRA_CA_CERTS. */
+    readonly certFile: string,
+  ) {}
+
+  static async start(): Promise<HookReceiver> {
+    const { dir, key, cert } = selfSigned();
+    const server = createServer({ key: readFileSync(key), cert: readFileSync(cert) });
+    const receiver = new HookReceiver(server, dir, cert);
+    server.on('request', (request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const receipt: Receipt = {
+          endpoint: Number(/^\/hooks\/(\d+)$/.exec(request.url ?? '')?.[1] ?? -1),
+          headers: request.headers,
+          raw: Buffer.concat(chunks).toString('utf8'),
+          at: performance.now(),
+          wallAt: Date.now(),
+        };
+        response.writeHead(204).end();
+        receiver.receipts.push(receipt);
+        receiver.onReceipt(receipt);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return receiver;
+  }
+
+  /** The URL of endpoint `n`. */
+  url(n: number): string {
+    return `https://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks/${n}`;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
