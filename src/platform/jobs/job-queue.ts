@@ -208,6 +208,16 @@ export async function startJobQueue(options: JobQueueOptions): Promise<JobQueue>
   events.on('pool:create', ({ workerPool }) => {
     workers = workerPool;
   });
+  // A pool shutting down releases its workers, and nudging a released worker throws (an assertion,
+  // in a timer: the process's uncaught exception); the nudge below may come after it.
+  const shuttingDown = ({ workerPool }: { workerPool: WorkerPool }): void => {
+    if (workers === workerPool) {
+      workers = null;
+    }
+  };
+  events.on('pool:gracefulShutdown', shuttingDown);
+  events.on('pool:forcefulShutdown', shuttingDown);
+  events.on('pool:release', shuttingDown);
   events.on('job:complete', ({ job }) => {
     if (job.job_queue_id !== null) {
       setTimeout(() => workers?.nudge(1), NEXT_IN_QUEUE_MS).unref();
