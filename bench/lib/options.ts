@@ -29,13 +29,29 @@ export interface BenchOptions {
   against: string | null;
 }
 
+/** `text` in lines of at most `width` characters, each indented by `indent` spaces. */
+function wrapped(text: string, indent: number, width: number): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && indent + line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  return [...lines, line].map((l) => `${' '.repeat(indent)}${l}`).join('\n');
+}
+
 export const USAGE = `Usage: npm run bench -- [options]
 
 Benchmarks the service (REST and GraphQL, on PostgreSQL) against a bare node:http + pg baseline
 that answers the same bytes, and writes bench/results/latest.md (+ latest.svg, latest.json).
 
 Options:
-  --quick                 smoke check in under a minute (short runs, no growth/cluster passes,
+  --quick                 smoke check in under a minute (short runs, no growth/cluster/events
+                          passes, webhook-deliveries and resume only if named in --scenarios,
                           results in bench/results/quick.*); reuses whatever data is there
   --reseed                reload the benchmark data even when it is already there
   --database-url <url>    PostgreSQL (default: BENCH_DATABASE_URL, DATABASE_URL, or
@@ -46,7 +62,8 @@ Options:
   --duration <s>          measured seconds per run (default 15, quick 1; --against --quick 3)
   --rounds <n>            runs per target and scenario, alternating the order (default 2, quick 1;
                           with --against 4, quick 2)
-  --scenarios <a,b,...>   only these (${SCENARIOS.map((s) => s.key).join(', ')});
+  --scenarios <a,b,...>   only these, of:
+${wrapped(SCENARIOS.map((s) => s.key).join(', '), 26, 100)}
                           webhook-deliveries and resume (passes with services of their own,
                           minutes each) run by default only in a full run without --against
   --no-growth             skip the 10k-vs-100k search growth pass
