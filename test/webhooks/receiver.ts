@@ -2,21 +2,13 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 import type { TestApp } from '../helpers/test-app';
 import type { SeededUser } from '../helpers/seed';
+import type { WebhookBody } from '../../src/modules/webhook/webhook-body';
 
 /** A request a receiver got: its headers, its body as sent, and the parsed body. */
 export interface Received {
   headers: IncomingHttpHeaders;
   raw: string;
-  body: {
-    type: string;
-    timestamp: string;
-    data: {
-      meetingId: string;
-      userId: string | null;
-      cursor: string;
-      meeting: Record<string, unknown>;
-    };
-  };
+  body: WebhookBody;
 }
 
 /** How a receiver answers the n-th request (from 0); default 204. */
