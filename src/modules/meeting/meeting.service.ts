@@ -20,6 +20,13 @@ import { isClosed, managesMeeting, seesMeeting, statusAfterAnswers } from './mee
 import { seriesBound } from './recurrence';
 import type { LockedMeeting, MeetingFilter, MeetingRecord } from './meeting.store';
 
+/** A meeting (null: gone) as one statement read it, with its participants and their users. */
+export interface MeetingSnapshot {
+  meeting: MeetingRecord | null;
+  participants: ParticipantRecord[];
+  users: UserRecord[];
+}
+
 /** A guest's arrival, as the meeting's subscribers and the guest's invitations hear of it. */
 const added = (guest: Pick<ParticipantRecord, 'id' | 'userId'>): MeetingChange => ({
   kind: MeetingEventKind.PARTICIPANT_ADDED,
@@ -62,6 +69,26 @@ export class MeetingService {
         seesMeeting(viewer, meeting, await this.loaders.participantsByMeeting.load(meetingId)))
       ? meeting
       : null;
+  }
+
+  /**
+   * A meeting with its participants and their users, read now past this request's loaders (one
+   * statement): a read other requests may share (`adopt`).
+   */
+  async snapshot(meetingId: string): Promise<MeetingSnapshot> {
+    const found = await this.stores.meetings.withParticipants([meetingId]);
+    return {
+      meeting: found.meetings[0] ?? null,
+      participants: found.byMeeting.get(meetingId) ?? [],
+      users: found.users,
+    };
+  }
+
+  /** Takes a meeting's `snapshot` as this request's read of it: its loaders answer from it. */
+  adopt(meetingId: string, snapshot: MeetingSnapshot): void {
+    this.loaders.meetings.prime(meetingId, snapshot.meeting);
+    this.loaders.participantsByMeeting.prime(meetingId, snapshot.participants);
+    this.loaders.primeUsers(snapshot.users);
   }
 
   /** Meetings the viewer owns or has accepted, latest start first. */

@@ -15,6 +15,8 @@ import { changesAfter, requireKept } from './meeting-changes';
 import { clientCursor } from '../../platform/live/change-log';
 import type { Resume } from '../../platform/live/event-stream';
 import type { MeetingEvent } from './meeting-event.type';
+import type { MeetingSnapshot } from './meeting.service';
+import { seesMeeting } from './meeting.rules';
 
 /** Subscriptions are served over WebSocket only (an HTTP request has no events to wait for). */
 function requireLive(context: Context): LiveScope<ChangeNotice> {
@@ -46,6 +48,46 @@ export function invitations(context: Context): Promise<AsyncIterableIterator<Par
       ? participantOf(context, notice.meetingId, notice.participantId)
       : Promise.resolve(null),
   );
+}
+
+/**
+ * Each change's meeting as this instance's subscribers read it: once, by whichever asks first,
+ * for all of them (a notice is one object for every subscriber of an instance; replayed notices
+ * are each subscriber's own). A read that failed is not kept: the next asks again.
+ */
+const shared = new WeakMap<ChangeNotice, Promise<MeetingSnapshot>>();
+
+function sharedSnapshot(
+  context: Context,
+  notice: ChangeNotice & { meetingId: string },
+): Promise<MeetingSnapshot> {
+  let read = shared.get(notice);
+  if (!read) {
+    read = context.services.meetings.snapshot(notice.meetingId);
+    shared.set(notice, read);
+    read.catch(() => shared.delete(notice));
+  }
+  return read;
+}
+
+/**
+ * Whether a change is of a meeting the caller may see, judged on the shared read: most changes
+ * an instance hears are of meetings a given subscriber of all changes cannot see.
+ */
+async function mayConcern(context: Context, notice: ChangeNotice): Promise<boolean> {
+  if (!isMeetingEvent(notice)) {
+    return false;
+  }
+  const { meeting, participants } = await sharedSnapshot(context, notice);
+  return meeting !== null && seesMeeting(requireViewer(context), meeting, participants);
+}
+
+/** A change as a subscriber receives it (see `eventOf`), its meeting read once per instance. */
+async function liveEventOf(context: Context, notice: ChangeNotice): Promise<MeetingEvent | null> {
+  if (isMeetingEvent(notice)) {
+    context.services.meetings.adopt(notice.meetingId, await sharedSnapshot(context, notice));
+  }
+  return eventOf(context, notice);
 }
 
 /** Changes replayed a page at a time. */
@@ -106,8 +148,8 @@ export async function meetingEvents(
   const resume = await resumeAfter(context, after, { meetingId });
   return live.stream(
     meetingTopic(meetingId),
-    async (notice) => (await eventOf(context, notice)) ?? END_OF_STREAM,
-    resume,
+    async (notice) => (await liveEventOf(context, notice)) ?? END_OF_STREAM,
+    { resume },
   );
 }
 
@@ -122,5 +164,8 @@ export async function myMeetingEvents(
   const live = requireLive(context);
   const viewer = requireViewer(context);
   const resume = await resumeAfter(context, after, { viewer });
-  return live.stream(ALL_CHANGES_TOPIC, (notice) => eventOf(context, notice), resume);
+  return live.stream(ALL_CHANGES_TOPIC, (notice) => liveEventOf(context, notice), {
+    resume,
+    admits: (notice) => mayConcern(context, notice),
+  });
 }

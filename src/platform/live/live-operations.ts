@@ -34,8 +34,8 @@ import {
 import type { ChangeDelivery } from './change-delivery';
 import type { LoggedChange } from './change-log';
 import type { EventHub } from './event-hub';
-import { END_OF_STREAM, EventStream, type NoticeMapper, type Resume } from './event-stream';
-import type { LiveScope } from './live-scope';
+import { END_OF_STREAM, EventStream, type NoticeMapper } from './event-stream';
+import type { LiveScope, StreamOptions } from './live-scope';
 import type { LiveAuthenticate, LiveSession } from './live-sessions';
 
 export interface LiveOperationsOptions<N extends LoggedChange> {
@@ -196,7 +196,7 @@ export class LiveOperations<N extends LoggedChange> {
       return [new LiveLimitError('TOO_MANY_SUBSCRIPTIONS', limits.perSocket)];
     }
     const live: LiveScope<N> = {
-      stream: (topic, map, resume) => this.stream(session, context, live, topic, map, resume),
+      stream: (topic, map, options) => this.stream(session, context, live, topic, map, options),
     };
     const context = await createContext(session.request, live);
     // The variables as the HTTP face judges them: a malformed id is a field error, not a crash.
@@ -220,7 +220,7 @@ export class LiveOperations<N extends LoggedChange> {
     live: LiveScope<N>,
     topic: string,
     map: NoticeMapper<T, N>,
-    resume?: Resume<N>,
+    { resume, admits }: StreamOptions<N> = {},
   ): Promise<EventStream<T, N>> {
     const { createContext, hub, limits, logger, metrics } = this.options;
     let counted = false;
@@ -245,6 +245,9 @@ export class LiveOperations<N extends LoggedChange> {
         // waits, in order) rather than lost; anything else skips it.
         for (let attempt = 0; ; attempt += 1) {
           try {
+            if (admits && !(await admits(notice))) {
+              return null;
+            }
             const renewed = await createContext(session.request, live);
             if (renewed.auth.failure !== null) {
               // The user was deactivated (or their token expired) since the connection opened.
