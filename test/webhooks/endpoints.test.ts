@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import type { SeededUser } from '../helpers/seed';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -88,6 +89,39 @@ describe('webhook endpoints', () => {
       type: 'meeting.updated',
     });
     await t.gql.data(DELETE, { input: { endpointId: created.endpoint.id } }, owner.token);
+  });
+
+  it('deletes an endpoint while an attempt of it is being recorded: the delete waits its turn', async () => {
+    const hook = await receiver();
+    const { endpoint } = await createEndpoint(t, owner, hook.url, ['meeting.updated']);
+    const meeting = await t.seed.meeting(owner).inviting(guest).create();
+    await rename(meeting.id, 'Delivered');
+    await hook.waitFor(1);
+    // A connection doing what recording an attempt does (webhook.delivery.ts): the delivery's
+    // row first, then, while the delete is under way, the endpoint's.
+    const recorder = new Client({ connectionString: t.instance.database.url });
+    await recorder.connect();
+    try {
+      await recorder.query('begin');
+      const locked = await recorder.query(
+        `select "id" from "webhook_deliveries" where "endpoint_id" = $1 for update`,
+        [endpoint.id],
+      );
+      expect(locked.rowCount).toBeGreaterThan(0);
+      const deleted = t.gql.request(DELETE, { input: { endpointId: endpoint.id } }, owner.token);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await recorder.query(
+        `update "webhook_endpoints" set "consecutive_failures" = 0 where "id" = $1`,
+        [endpoint.id],
+      );
+      await recorder.query('commit');
+      expect(await deleted).toEqual({
+        status: 200,
+        data: { deleteWebhookEndpoint: { endpoint: { id: endpoint.id } } },
+      });
+    } finally {
+      await recorder.end();
+    }
   });
 
   it('keeps the signing secret encrypted in the database', async () => {

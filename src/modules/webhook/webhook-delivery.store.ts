@@ -98,6 +98,7 @@ const TARGET =
   `select ${deliveries.select('d')}, d.${PAYLOAD} as "payload", e."url" as "url", ` +
   `e."enabled" as "enabled" from ${D} d join ${E} e on e."id" = d."endpoint_id" where d."id" = ?`;
 const LOCK = `select ${deliveries.select('d')} from ${D} d where d."id" = ? for update`;
+const LOCK_ALL_OF = `select d."id" from ${D} d where d."endpoint_id" = ? order by d."id" for update`;
 const OWN =
   `select ${deliveries.select('d')} from ${D} d join ${E} e on e."id" = d."endpoint_id" ` +
   `where d."id" = ? and e."user_id" = ?`;
@@ -186,6 +187,11 @@ export class WebhookDeliveryStore {
   async lock(id: string): Promise<WebhookDeliveryRecord | null> {
     const [row] = await executeRows(this.em, LOCK, [id]);
     return row ? deliveries.read(row) : null;
+  }
+
+  /** Every delivery to an endpoint, their rows held until the transaction ends. */
+  async lockAllOf(endpointId: string): Promise<void> {
+    await executeRows(this.em, LOCK_ALL_OF, [endpointId]);
   }
 
   /** A delivery to one of the user's endpoints; WEBHOOK_DELIVERY_NOT_FOUND for any other. */

@@ -111,7 +111,12 @@ export class WebhookService {
   /** Deletes one of the caller's endpoints with its deliveries (their jobs find nothing). */
   async remove(viewer: UserRecord, endpointId: string): Promise<WebhookEndpointRecord> {
     const endpoint = await this.stores.webhookEndpoints.own(viewer.id, endpointId);
-    await this.stores.webhookEndpoints.remove(endpoint.id);
+    await this.stores.transaction(async (tx) => {
+      // Its deliveries first, then the endpoint: the order in which an attempt being recorded
+      // holds them (webhook.delivery.ts), so the two wait for each other instead of deadlocking.
+      await tx.webhookDeliveries.lockAllOf(endpoint.id);
+      await tx.webhookEndpoints.remove(endpoint.id);
+    });
     return endpoint;
   }
 
