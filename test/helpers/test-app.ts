@@ -57,3 +57,14 @@ export async function startTestApp(
     },
   };
 }
+
+/**
+ * Another instance of the service on `first`'s database (on the embedded default, the same
+ * server), as a second machine of one deployment would be.
+ */
+export function startSecondInstance(first: TestApp, poolSize = 5): Promise<TestApp> {
+  return startTestApp(
+    {},
+    { database: { kind: 'postgres', url: first.instance.database.url, poolSize } },
+  );
+}

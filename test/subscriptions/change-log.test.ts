@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { ChangeLogStore, compareCursors as compare } from '../../src/platform/live/change-log';
 import { useLiveClients, waitForSubscriptions } from '../helpers/live-client';
 import type { SeededUser } from '../helpers/seed';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { startSecondInstance, startTestApp, type TestApp } from '../helpers/test-app';
 
 /*
  * The change log behind live events (issue 26): every event has a cursor; a subscriber that was
@@ -46,11 +46,7 @@ describe('the change log behind live events', () => {
 
   beforeAll(async () => {
     a = await startTestApp();
-    // A second instance on the same database (on the embedded default, the same server).
-    b = await startTestApp(
-      {},
-      { database: { kind: 'postgres', url: a.instance.database.url, poolSize: 5 } },
-    );
+    b = await startSecondInstance(a);
     [owner, guest, outsider] = (await a.seed.users(3)) as [SeededUser, SeededUser, SeededUser];
   });
   afterAll(async () => {

@@ -4,7 +4,7 @@ import {
   waitForActiveSubscriptions,
 } from '../helpers/live-client';
 import type { SeededUser } from '../helpers/seed';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { startSecondInstance, startTestApp, type TestApp } from '../helpers/test-app';
 
 /*
  * What one change costs the instance that serves subscribers of every change (myMeetingEvents):
@@ -29,10 +29,7 @@ describe('changes heard by many subscribers of every change on one instance', ()
 
   beforeAll(async () => {
     a = await startTestApp();
-    b = await startTestApp(
-      {},
-      { database: { kind: 'postgres', url: a.instance.database.url, poolSize: 5 } },
-    );
+    b = await startSecondInstance(a);
     [owner, guest, outsider] = (await a.seed.users(3)) as [SeededUser, SeededUser, SeededUser];
   });
   afterAll(async () => {

@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config';
 import { CHANGES_CHANNEL } from '../../src/platform/live/change-log';
 import { type LiveClient, useLiveClients, waitForSubscriptions } from '../helpers/live-client';
 import type { SeededUser } from '../helpers/seed';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { startSecondInstance, startTestApp, type TestApp } from '../helpers/test-app';
 
 /*
  * The bounds of the WebSocket face: subscriptions per socket, sockets per user, a subscriber that
@@ -143,10 +143,7 @@ describe('the bounds of subscriptions', () => {
   });
 
   it('closes open sockets with 1001 when the service shuts down', async () => {
-    const other = await startTestApp(
-      {},
-      { database: { kind: 'postgres', url: t.instance.database.url, poolSize: 2 } },
-    );
+    const other = await startSecondInstance(t, 2);
     const socket = open(guest.token, other);
     const events = socket.subscribe(INVITATIONS);
     await waitForSubscriptions(other.instance, 1);

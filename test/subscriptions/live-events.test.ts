@@ -3,7 +3,7 @@ import { LISTENER_APPLICATION_NAME } from '../../src/platform/live/notice-listen
 import { type LiveClient, useLiveClients, waitForSubscriptions } from '../helpers/live-client';
 import { RestClient } from '../helpers/rest-client';
 import type { SeededUser } from '../helpers/seed';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { startSecondInstance, startTestApp, type TestApp } from '../helpers/test-app';
 
 /*
  * Subscriptions over WebSocket across two service instances on one database: a write served by
@@ -49,10 +49,7 @@ describe('subscriptions reaching every instance', () => {
 
   beforeAll(async () => {
     a = await startTestApp();
-    b = await startTestApp(
-      {},
-      { database: { kind: 'postgres', url: a.instance.database.url, poolSize: 5 } },
-    );
+    b = await startSecondInstance(a);
     restA = new RestClient(a.url);
     [owner, guest, other, outsider] = (await a.seed.users(4)) as [
       SeededUser,
