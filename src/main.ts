@@ -14,6 +14,7 @@ import {
 } from './platform/postgres/embedded/health-report';
 import { createLogger } from './platform/observability/logger';
 import { publicAddresses } from './home';
+import { releaseStartUpMemory } from './runtime-memory';
 
 /** How long liveness answers 503 before the process exits when the embedded database is lost. */
 const EMBEDDED_FAILED_EXIT_DELAY_MS = 1_000;
@@ -47,6 +48,8 @@ async function main(): Promise<void> {
       await assertPortFree(config.port, config.host);
     }
     instance = await createApp({ config, logger, migrate: config.migrateOnStart });
+    // Before listening, so that no request waits for it.
+    releaseStartUpMemory();
     url = await instance.listen();
   } catch (error) {
     exitOnStartFailure(logger, error);

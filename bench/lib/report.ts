@@ -291,9 +291,9 @@ export function eventsSection(events: Report['events']): string[] {
       "created through REST, each inviting one of them. Latency: from the mutation's response " +
       'reaching the client to the invitation reaching its subscriber (negative: the event came first).',
     '',
-    `RSS: at readiness; idle, after ${IDLE_SECONDS} s without requests (V8's memory reducer gives ` +
-      'back what start-up grew once allocation has stayed low); with every socket open; the peak ' +
-      'while sockets opened and events were delivered.',
+    `RSS: at readiness (start-up's garbage already given back, src/runtime-memory.ts); idle, ` +
+      `after ${IDLE_SECONDS} s without requests; with every socket open; the peak while sockets ` +
+      'opened and events were delivered.',
     '',
     '| delivered | p50 ms | p99 ms | max ms | RSS at readiness | RSS idle | RSS, sockets open | peak RSS |',
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',

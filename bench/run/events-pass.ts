@@ -37,9 +37,9 @@ export interface EventsResult {
   /** Seconds to open every socket and start every subscription. */
   connectSeconds: number;
   /**
-   * Bytes: at readiness; after {@link IDLE_SECONDS} with no request (V8's memory reducer gives
-   * back what start-up grew, once the allocation rate has stayed low for a while); with every
-   * socket open; the most while sockets were opened and events delivered.
+   * Bytes: at readiness (start-up's garbage already given back: src/runtime-memory.ts); after
+   * {@link IDLE_SECONDS} with no request; with every socket open; the most while sockets were
+   * opened and events delivered.
    */
   rss: { ready: number; idle: number; withSockets: number; peak: number };
   /**
