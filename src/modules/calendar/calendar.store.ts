@@ -44,7 +44,8 @@ const FEED_MEETINGS = feedMeetings('?', meetings.select('m'));
 /**
  * One text of the rows `from` reads: each row's 64-bit hash, by its type's own hash functions
  * (text of the rows cost 1.5 times as much), in the order of their ids. `row`: the alias, or a
- * row of some of its columns.
+ * row of some of its columns. Every column's type needs an extended hash function (`jsonb`, not
+ * `json`): the feed tests read this statement.
  */
 const rowHashes = (alias: string, from: string, row = alias): string =>
   `(select string_agg(hash_record_extended(${row}, 0)::text, ',' order by ${alias}."id") ${from})`;
