@@ -106,6 +106,23 @@ async function getFeed(
   };
 }
 
+/**
+ * The scenario data with the feed as `server` tags it, for the calendar scenarios: two builds may
+ * tag the same document differently (a hash of its text, or of its data), so each target's
+ * requests carry its own ETag (If-None-Match, and the ETag every answer must have).
+ */
+export async function taggedBy<C extends { calendar: CalendarFeed | null }>(
+  server: Server,
+  key: ScenarioKey,
+  ctx: C,
+): Promise<C> {
+  if (!ctx.calendar || (key !== 'calendar-feed' && key !== 'calendar-feed-304')) {
+    return ctx;
+  }
+  const { etag } = await getFeed(server, ctx.calendar.path);
+  return etag ? { ...ctx, calendar: { ...ctx.calendar, etag } } : ctx;
+}
+
 /** How an answer of the feed differs from what it must be (the plan's document, or a 304). */
 export function feedAnswerProblems(
   feed: CalendarFeed,

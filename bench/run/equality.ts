@@ -11,7 +11,7 @@ import {
   type ScenarioKey,
 } from '../lib/scenarios';
 import { suggestionProblems } from '../lib/suggest-plan';
-import { feedAnswerProblems } from './calendar-setup';
+import { feedAnswerProblems, taggedBy } from './calendar-setup';
 import type { BenchContext } from './prepare';
 
 // The equality pass: both targets answer the same bytes; SQL statements per request.
@@ -257,7 +257,11 @@ export async function compareAnswers(
     }
     const counts = { first: [] as number[], second: [] as number[] };
     const alone = second.baseline && !hasBaseline(key);
-    for (const request of readRequests(key, ctx)) {
+    const toSecond = alone ? [] : readRequests(key, await taggedBy(second.server, key, ctx));
+    for (const [index, request] of readRequests(
+      key,
+      await taggedBy(first.server, key, ctx),
+    ).entries()) {
       if (alone) {
         const sent = await sendCounted(first, request, countStatements);
         counts.first.push(sent.sql);
@@ -267,7 +271,7 @@ export async function compareAnswers(
         );
         continue;
       }
-      const x = await exchange(request, request);
+      const x = await exchange(request, toSecond[index] ?? request);
       compare(`${key} ${request.method} ${request.path}`, x.first.answer, x.second.answer);
       counts.first.push(x.first.sql);
       counts.second.push(x.second.sql);

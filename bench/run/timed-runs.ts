@@ -14,6 +14,7 @@ import {
 import type { LoadJob, LoadMessage, LoadPlan, LoadResult } from '../lib/protocol';
 import { hasBaseline, type LoadKey, readRequests } from '../lib/scenarios';
 import { summarize, type Summary } from '../lib/stats';
+import { taggedBy } from './calendar-setup';
 import type { BenchContext } from './prepare';
 import { fmt, status } from './progress';
 
@@ -96,9 +97,14 @@ class LoadGenerator {
 
 export const loadGenerator = new LoadGenerator();
 
-async function planFor(ctx: BenchContext, key: LoadKey, options: BenchOptions): Promise<LoadPlan> {
+async function planFor(
+  ctx: BenchContext,
+  key: LoadKey,
+  target: Server,
+  options: BenchOptions,
+): Promise<LoadPlan> {
   if (key !== 'writes') {
-    return { kind: 'cycle', requests: readRequests(key, ctx) };
+    return { kind: 'cycle', requests: readRequests(key, await taggedBy(target, key, ctx)) };
   }
   // Enough fresh meetings that each gets only a few participants, whatever the rate.
   const count = Math.min(
@@ -127,7 +133,7 @@ type RunArgs = [
 
 /** One run of a scenario against one target, sampling the target's RSS meanwhile. */
 export async function measure(ctx: BenchContext, key: LoadKey, ...run: RunArgs): Promise<void> {
-  await measurePlan(await planFor(ctx, key, run[1]), ...run);
+  await measurePlan(await planFor(ctx, key, run[0], run[1]), ...run);
 }
 
 /** One run of a load plan against one target (a scenario's, or a peer's own request). */

@@ -28,6 +28,38 @@ describe('wall-clock time in IANA zones', () => {
     expect(offsetMinutes('UTC', at('2027-01-01T00:00:00Z'))).toBe(0);
   });
 
+  it('answers what Intl does minute by minute around changes off the hour, read twice', () => {
+    const intl = (zone: string, instant: number): string =>
+      new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' })
+        .formatToParts(instant)
+        .find((part) => part.type === 'timeZoneName')?.value ?? '';
+    const hhmm = (minutes: number): string =>
+      [Math.floor(minutes / 60), minutes % 60].map((n) => String(n).padStart(2, '0')).join(':');
+    // Intl's own spelling: `GMT` for no offset, else `GMT+10:30`, `GMT-03:30`.
+    const asText = (minutes: number): string =>
+      minutes === 0 ? 'GMT' : `GMT${minutes < 0 ? '-' : '+'}${hhmm(Math.abs(minutes))}`;
+    // Lord Howe changes by 30 minutes at 02:00 local (15:00 or 15:30 UTC); St John's is -03:30.
+    const changes: Array<[string, string]> = [
+      ['Australia/Lord_Howe', '2027-04-03T15:00:00Z'],
+      ['Australia/Lord_Howe', '2027-10-02T15:30:00Z'],
+      ['America/St_Johns', '2027-03-14T05:30:00Z'],
+      ['Europe/Berlin', '2027-10-31T01:00:00Z'],
+    ];
+    for (const [zone, change] of changes) {
+      for (let minute = -120; minute <= 120; minute += 1) {
+        const instant = at(change) + minute * 60_000 - 1;
+        for (const pass of [1, 2]) {
+          expect([zone, pass, instant, asText(offsetMinutes(zone, instant))]).toEqual([
+            zone,
+            pass,
+            instant,
+            intl(zone, instant),
+          ]);
+        }
+      }
+    }
+  });
+
   it('finds the instant of a wall time, none in a gap and the first in a fold', () => {
     const spring = { year: 2027, month: 3, day: 28 };
     expect(iso(instantAt('Europe/Berlin', spring, 9 * 3600))).toBe('2027-03-28T07:00:00.000Z');

@@ -8,6 +8,7 @@ import { ValidationFailedError } from '../../platform/shared/errors';
 import { GraphQLUUID } from '../../platform/shared/scalars';
 import type { Context } from '../index';
 import { CALENDAR_PATH, FEED_ROUTE, MEETING_ROUTE } from './calendar.links';
+import type { PendingDocument } from './calendar.service';
 import type { IcsDocument } from './ics';
 
 const CONTENT_TYPE = 'text/calendar; charset=utf-8';
@@ -34,26 +35,36 @@ function meetingIdOf(text: string): string {
 
 /**
  * Answers a document, or 304 when the client holds it (If-None-Match; If-Modified-Since is not
- * read: a meeting can leave a feed without any newer timestamp, which the ETag, a hash of the
- * document, does see). `res.end`, not `res.send`, which would judge If-Modified-Since itself.
+ * read: a meeting can leave a feed without any newer timestamp, which the ETag does see), without
+ * building it when the ETag is known first. `res.end`, not `res.send`, which would judge
+ * If-Modified-Since itself.
  */
-function answer(req: Request, res: Response, document: IcsDocument): void {
+async function answer(req: Request, res: Response, pending: PendingDocument): Promise<void> {
   res.set({
     'Content-Type': CONTENT_TYPE,
-    ETag: document.etag,
-    'Last-Modified': document.lastModified.toUTCString(),
+    ETag: pending.etag,
     // The feed's address is a credential, the meeting's needs one: no shared cache keeps either.
     'Cache-Control': 'private, no-cache',
   });
-  if (notModified(req.headers['if-none-match'], document.etag)) {
+  if (notModified(req.headers['if-none-match'], pending.etag)) {
     res.status(304).end();
     return;
   }
+  const document = await pending.document();
   res
     .status(200)
-    .set('Content-Length', String(Buffer.byteLength(document.text)))
+    .set({
+      'Last-Modified': document.lastModified.toUTCString(),
+      'Content-Length': String(Buffer.byteLength(document.text)),
+    })
     .end(document.text);
 }
+
+/** A document built already, as one to answer. */
+const built = (document: IcsDocument): PendingDocument => ({
+  etag: document.etag,
+  document: () => Promise.resolve(document),
+});
 
 /**
  * The calendar documents over HTTP, mounted at CALENDAR_PATH: a personal feed, named by its
@@ -73,7 +84,11 @@ export function calendarRoutes(options: {
         authorization: undefined,
         ip: req.ip ?? 'unknown',
       });
-      answer(req, res, await context.services.calendar.feedDocument(String(req.params['secret'])));
+      await answer(
+        req,
+        res,
+        await context.services.calendar.feedDocument(String(req.params['secret'])),
+      );
     } catch (error) {
       sendHttpError(res, error, 'contract', options.logger);
     }
@@ -87,7 +102,8 @@ export function calendarRoutes(options: {
       });
       const viewer = requireViewer(context);
       const meetingId = meetingIdOf(String(req.params['meetingId']));
-      answer(req, res, await context.services.calendar.meetingDocument(viewer, meetingId));
+      const document = await context.services.calendar.meetingDocument(viewer, meetingId);
+      await answer(req, res, built(document));
     } catch (error) {
       sendHttpError(res, error, 'contract', options.logger);
     }

@@ -9,7 +9,7 @@ import type { ParticipantRecord } from '../meeting/participant.store';
 import type { UserRecord } from '../user/user.store';
 import { feedUrl } from './calendar.links';
 import type { CalendarFeedView } from './calendar.types';
-import { type CalendarEntry, icsDocument, type IcsDocument } from './ics';
+import { type CalendarEntry, icsDocument, type IcsDocument, renderingOf, weakTag } from './ics';
 
 /**
  * What a feed holds: the meetings of the last `pastDays` days and every later one (a series while
@@ -32,6 +32,12 @@ const hashOf = (secret: string): string => createHash('sha256').update(secret).d
 
 /** A feed that does not exist (an unknown or replaced secret): as any unknown address. */
 const feedNotFound = () => new NotFoundError('NOT_FOUND', 'No such calendar feed');
+
+/** A document whose ETag is known before it is built (by `document`, when it is needed). */
+export interface PendingDocument {
+  etag: string;
+  document: () => Promise<IcsDocument>;
+}
 
 /** Values of a DataLoader's loadMany, or its first error. */
 function loaded<V>(values: ReadonlyArray<V | Error>): V[] {
@@ -71,30 +77,41 @@ export class CalendarService {
   }
 
   /**
-   * The document of the feed a secret names: the meetings its user owns or was invited to, not
-   * older than FEED_LIMITS.pastDays. An unknown secret is NOT_FOUND, like any unknown address.
+   * The feed a secret names: its ETag, and its document, built only when asked for (a client
+   * that holds the ETag's document is answered without it). The document holds the meetings its
+   * user owns or was invited to, not older than FEED_LIMITS.pastDays. An unknown secret is
+   * NOT_FOUND, like any unknown address.
    */
-  async feedDocument(secret: string, now = new Date()): Promise<IcsDocument> {
+  async feedDocument(secret: string, now = new Date()): Promise<PendingDocument> {
+    const since = new Date(now.getTime() - FEED_LIMITS.pastDays * DAY_MS);
     // A malformed secret names no feed: no statement is sent for it.
-    const feed = SECRET.test(secret)
-      ? await this.stores.calendar.feedBySecretHash(hashOf(secret))
+    const found = SECRET.test(secret)
+      ? await this.stores.calendar.feedBySecretHash(hashOf(secret), since, FEED_LIMITS.meetings)
       : null;
-    if (!feed) {
+    if (!found) {
       throw feedNotFound();
     }
-    const since = new Date(now.getTime() - FEED_LIMITS.pastDays * DAY_MS);
-    const latestFirst = await this.stores.calendar.meetingsOf(
-      feed.userId,
-      since,
-      FEED_LIMITS.meetings,
-    );
-    const entries = await this.entries(latestFirst.reverse());
-    const user = await this.loaders.users.load(feed.userId);
-    return icsDocument(entries, {
-      name: user ? `Meetings of ${user.name}` : 'Meetings',
-      since: new Date(feed.createdAt),
-      now,
-    });
+    const { feed } = found;
+    // Read before the document's data, so an ETag never names a newer state than its document.
+    const etag = weakTag(found.fingerprint, renderingOf(now));
+    return {
+      etag,
+      document: async () => {
+        const latestFirst = await this.stores.calendar.meetingsOf(
+          feed.userId,
+          since,
+          FEED_LIMITS.meetings,
+        );
+        const entries = await this.entries(latestFirst.reverse());
+        const user = await this.loaders.users.load(feed.userId);
+        return icsDocument(entries, {
+          name: user ? `Meetings of ${user.name}` : 'Meetings',
+          since: new Date(feed.createdAt),
+          now,
+          etag,
+        });
+      },
+    };
   }
 
   /** The document of one meeting the viewer may see (else MEETING_NOT_FOUND). */

@@ -3,14 +3,17 @@ import { executeRows, readAll, selectRows } from '../../platform/sql/rows';
 import { insertOf, type ReadModel, readerOf, toReadModel } from '../../platform/sql/read-model';
 import { Meeting } from '../meeting/meeting.entity';
 import type { MeetingRecord } from '../meeting/meeting.store';
+import { User } from '../user/user.entity';
 import { visibleUserSql } from '../user/user.rules';
 import { CalendarFeed } from './calendar.entity';
+import { SHOWN_USER_FIELDS } from './ics';
 
 /** A calendar feed as reads answer it. */
 export type CalendarFeedRecord = ReadModel<CalendarFeed>;
 
 const feeds = readerOf(CalendarFeed);
 const meetings = readerOf(Meeting);
+const users = readerOf(User);
 
 const OF_USER = `select ${feeds.select('f')} from "calendar_feeds" f where f."user_id" = ?`;
 // A feed of a user who may no longer sign in (deactivated, deleted) answers nothing.
@@ -18,15 +21,67 @@ const BY_SECRET =
   `select ${feeds.select('f')} from "calendar_feeds" f join "users" u on u."id" = f."user_id" ` +
   `and ${visibleUserSql('u')} where f."secret_hash" = ?`;
 /**
- * The meetings a user owns or was invited to (whatever their answer) that have not ended before
- * `since` (a series: whose last occurrence has not), by the span the database keeps
- * (Migration20261126220000); the latest starts first.
+ * The ids of the meetings the user `user` (an SQL expression) owns or was invited to, whatever
+ * their answer: a union, so that each branch reads its own index (`owner_id = ? or id in (…)`
+ * made PostgreSQL read every meeting).
  */
-const FEED_MEETINGS =
-  `select ${meetings.select('m')} from "meetings" m where (m."owner_id" = ? or m."id" in ` +
-  `(select p."meeting_id" from "participants" p where p."user_id" = ?)) ` +
+const feedMeetingIds = (user: string): string =>
+  `select o."id" from "meetings" o where o."owner_id" = ${user} ` +
+  `union select p."meeting_id" from "participants" p where p."user_id" = ${user}`;
+
+/**
+ * The `columns` of the meetings in the feed of the user `user` that have not ended before `since`
+ * (the first `?`; a series: whose last occurrence has not), by the span the database keeps
+ * (Migration20261126220000); the latest starts first, at most the second `?`.
+ */
+const feedMeetings = (user: string, columns: string): string =>
+  `select ${columns} from "meetings" m where m."id" in (${feedMeetingIds(user)}) ` +
   `and m."span" && tstzrange(?::timestamptz, null) ` +
   `order by m."start_time" desc, m."id" desc limit ?`;
+
+const FEED_MEETINGS = feedMeetings('?', meetings.select('m'));
+
+/**
+ * One text of the rows `from` reads: each row's 64-bit hash, by its type's own hash functions
+ * (text of the rows cost 1.5 times as much), in the order of their ids. `row`: the alias, or a
+ * row of some of its columns. Every column's type needs an extended hash function (`jsonb`, not
+ * `json`): the feed tests read this statement.
+ */
+const rowHashes = (alias: string, from: string, row = alias): string =>
+  `(select string_agg(hash_record_extended(${row}, 0)::text, ',' order by ${alias}."id") ${from})`;
+
+/** What the documents show of a user, and whether they are visible, as one row. */
+const shownUser = `(${[
+  'u."id"',
+  ...SHOWN_USER_FIELDS.map((field) => users.column(field, 'u')),
+  visibleUserSql('u'),
+].join(', ')})`;
+
+const feedUser = `(select ${feeds.output('userId')} from "feed")`;
+
+/**
+ * BY_SECRET with a fingerprint of everything the feed's document is made of, in one statement:
+ * the whole rows of its meetings (as FEED_MEETINGS selects them, by the same `since` and limit),
+ * of their participants and changed occurrences, and what the document shows of the users among
+ * them, their owners and the feed's user. Any change of these, or a meeting entering or leaving
+ * the window, changes it.
+ */
+const BY_SECRET_WITH_FINGERPRINT =
+  `with "feed" as (${BY_SECRET}), ` +
+  `"shown" as materialized (${feedMeetings(feedUser, 'm.*')}), ` +
+  `"attending" as materialized ` +
+  `(select p.* from "shown" s join "participants" p on p."meeting_id" = s."id") ` +
+  `select "feed".*, md5(concat_ws('|', ${[
+    rowHashes('s', 'from "shown" s'),
+    rowHashes('a', 'from "attending" a'),
+    rowHashes('c', 'from "shown" s join "meeting_occurrence_changes" c on c."meeting_id" = s."id"'),
+    rowHashes(
+      'u',
+      `from "users" u where u."id" in (select "user_id" from "attending" ` +
+        `union select "owner_id" from "shown" union ${feedUser})`,
+      shownUser,
+    ),
+  ].join(', ')})) as "fingerprint" from "feed"`;
 
 /** Every read and write of calendar feeds, and the meetings a feed holds. */
 export class CalendarStore {
@@ -38,10 +93,23 @@ export class CalendarStore {
     return row ? feeds.read(row) : null;
   }
 
-  /** The feed whose secret hashes to `secretHash`, if its user is still visible. */
-  async feedBySecretHash(secretHash: string): Promise<CalendarFeedRecord | null> {
-    const [row] = await selectRows(this.em, BY_SECRET, [secretHash]);
-    return row ? feeds.read(row) : null;
+  /**
+   * The feed whose secret hashes to `secretHash`, if its user is still visible, with the
+   * fingerprint of its document's data (see BY_SECRET_WITH_FINGERPRINT) for `since` and `limit`
+   * as meetingsOf takes them.
+   */
+  async feedBySecretHash(
+    secretHash: string,
+    since: Date,
+    limit: number,
+  ): Promise<{ feed: CalendarFeedRecord; fingerprint: string } | null> {
+    const [row] = await selectRows(this.em, BY_SECRET_WITH_FINGERPRINT, [
+      secretHash,
+      since.toISOString(),
+      limit,
+    ]);
+    const feed = row ? feeds.read(row) : null;
+    return row && feed ? { feed, fingerprint: String(row['fingerprint']) } : null;
   }
 
   /**

@@ -17,8 +17,9 @@ import { ZonedTime } from './zoned-time';
  * VTIMEZONE; UTC meetings in UTC form), a series with its RRULE, its cancelled occurrences as
  * EXDATE and each moved one as a VEVENT of its own with the same UID and a RECURRENCE-ID. DTSTAMP
  * and LAST-MODIFIED are the meeting's last change: with no METHOD, DTSTAMP is when the entry was
- * last revised (RFC 5545 §3.8.7.2), so the document is the same until something in it changes,
- * and its hash serves as the ETag.
+ * last revised (RFC 5545 §3.8.7.2), so the document is the same until something in it changes:
+ * its hash serves as the ETag, or a hash of its data and {@link renderingOf} (a feed's, which can
+ * then be compared before the document is built).
  */
 
 /** Everything the calendar entry of one meeting shows. */
@@ -35,7 +36,7 @@ export interface CalendarEntry {
 /** A calendar document, with what HTTP validates it by. */
 export interface IcsDocument {
   text: string;
-  /** A weak validator (the body is compressed per request): the hash of the text. */
+  /** A weak validator (the body is compressed per request): a hash of the text or its data. */
   etag: string;
   /** The newest change of what the document shows (its meetings, answers and occurrences). */
   lastModified: Date;
@@ -65,6 +66,37 @@ const REFRESH_SECONDS = 3600;
 const ZONE_YEARS_AHEAD = 3;
 
 const PRODUCT = { company: 'meeting-coordination', product: 'calendar', language: 'EN' };
+
+/**
+ * The version of what this file writes: raised by a change that writes the same data differently,
+ * so that ETags made of the data (a feed's) change with it.
+ */
+const RENDERING_VERSION = 1;
+
+/**
+ * What a document shows of a user (ORGANIZER, ATTENDEE, a feed's name): a feed's ETag hashes
+ * these fields, so a field shown anew belongs here too.
+ */
+export const SHOWN_USER_FIELDS = ['name', 'email'] as const satisfies ReadonlyArray<
+  keyof UserRecord
+>;
+
+/** The UTC year of `now`, the one thing of it a document depends on (see zoneYears). */
+const yearOf = (now: Date): number => now.getUTCFullYear();
+
+/**
+ * What a document depends on besides its data and name: this file's version, the zone data its
+ * VTIMEZONEs come from, and the year of `now`.
+ */
+export const renderingOf = (now: Date): string =>
+  [RENDERING_VERSION, process.versions.tz ?? process.versions.icu, yearOf(now)].join(' ');
+
+/** A weak entity tag (`W/"…"`, 27 characters of SHA-256) of some texts. */
+export function weakTag(...texts: readonly string[]): string {
+  const hash = createHash('sha256');
+  texts.forEach((text, index) => hash.update(index === 0 ? text : `\0${text}`));
+  return `W/"${hash.digest('base64url').slice(0, 27)}"`;
+}
 
 /** An instant in the form a property with the meeting's zone writes it (EXDATE). */
 function zonedValue(zone: string, instant: number): string {
@@ -154,7 +186,7 @@ function zoneYears(entries: readonly CalendarEntry[], now: Date): { from: number
     new Date(meeting.startTime).getUTCFullYear(),
     ...edits.flatMap((edit) => (edit.startTime ? [new Date(edit.startTime).getUTCFullYear()] : [])),
   ]);
-  const thisYear = now.getUTCFullYear();
+  const thisYear = yearOf(now);
   return {
     from: Math.min(thisYear, ...years) - 1,
     to: Math.max(thisYear, ...years) + ZONE_YEARS_AHEAD,
@@ -179,11 +211,12 @@ function newestChange(entries: readonly CalendarEntry[], since: Date): Date {
 
 /**
  * The document of `entries`, named `name`. `since` stands for the last change of an empty
- * document (a new feed's creation); `now` only bounds the years its zones are defined for.
+ * document (a new feed's creation); `now` only bounds the years its zones are defined for. Its
+ * ETag is `etag` when given (one made of the data before it was built), else the text's hash.
  */
 export function icsDocument(
   entries: readonly CalendarEntry[],
-  options: { name: string; since: Date; now: Date },
+  options: { name: string; since: Date; now: Date; etag?: string },
 ): IcsDocument {
   const years = zoneYears(entries, options.now);
   const calendar = ical({
@@ -199,6 +232,9 @@ export function icsDocument(
     }
   }
   const text = calendar.toString();
-  const hash = createHash('sha256').update(text).digest('base64url').slice(0, 27);
-  return { text, etag: `W/"${hash}"`, lastModified: newestChange(entries, options.since) };
+  return {
+    text,
+    etag: options.etag ?? weakTag(text),
+    lastModified: newestChange(entries, options.since),
+  };
 }

@@ -39,8 +39,8 @@ export function canonicalTimeZone(name: string): string | null {
 
 const offsetFormats = new Map<string, Intl.DateTimeFormat>();
 
-/** A zone's offset from UTC at an instant, in minutes (`+60` for Berlin in winter). */
-export function offsetMinutes(zone: string, instant: number): number {
+/** A zone's offset at an instant as Intl reads it (formatToParts: a few µs each). */
+function intlOffsetMinutes(zone: string, instant: number): number {
   let format = offsetFormats.get(zone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' });
@@ -54,6 +54,37 @@ export function offsetMinutes(zone: string, instant: number): number {
   }
   const minutes = Number(match[2]) * 60 + Number(match[3]);
   return match[1] === '-' ? -minutes : minutes;
+}
+
+const HOUR_MS = 3_600_000;
+/** Enough hours for the zones and times a process works with; past it, a zone starts over. */
+const MAX_HOURS_PER_ZONE = 50_000;
+/** Per zone, the offset of each UTC hour it holds throughout (an hour with a change: absent). */
+const hourOffsets = new Map<string, Map<number, number>>();
+
+/**
+ * A zone's offset from UTC at an instant, in minutes (`+60` for Berlin in winter). Kept per zone
+ * and UTC hour: an hour that begins and ends with the same offset has it throughout, since no
+ * zone changes its offset twice within an hour; an hour with a change (whose instant need not be
+ * on the hour: Lord Howe's, in 30-minute steps) is read from Intl at the instant each time.
+ */
+export function offsetMinutes(zone: string, instant: number): number {
+  const hour = Math.floor(instant / HOUR_MS);
+  let hours = hourOffsets.get(zone);
+  const known = hours?.get(hour);
+  if (known !== undefined) {
+    return known;
+  }
+  const start = intlOffsetMinutes(zone, hour * HOUR_MS);
+  if (start !== intlOffsetMinutes(zone, (hour + 1) * HOUR_MS - 1)) {
+    return intlOffsetMinutes(zone, instant);
+  }
+  if (!hours || hours.size >= MAX_HOURS_PER_ZONE) {
+    hours = new Map();
+    hourOffsets.set(zone, hours);
+  }
+  hours.set(hour, start);
+  return start;
 }
 
 /** A calendar day, as the zone's wall clock shows it. */
