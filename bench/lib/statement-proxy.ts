@@ -246,3 +246,53 @@ export function loggedRequests(lines: readonly string[]): { statements: number; 
   }
   return { statements, requests };
 }
+
+/** What a service sent behind the proxy while some work ran, set apart as the passes report it. */
+export interface WorkStatements<T> {
+  /** What `work` answered. */
+  result: T;
+  /** Outside the requests (their log lines) and the event listener, less the idle rate. */
+  background: number;
+  /** BEGIN, COMMIT and the like outside the listener (the requests' included). */
+  transactionControl: number;
+  /** The requests' own (their log lines). */
+  requests: { statements: number; requests: number };
+  /** The event listener's. */
+  listener: number;
+  /** Outside the listener, per second, while nothing happened. */
+  idlePerSecond: number;
+}
+
+/** How long the idle rate is read before the work. */
+const IDLE_MS = 3_000;
+
+/**
+ * Reads what the service sends while idle (3 s), then runs `work` and counts what it sent
+ * meanwhile, behind `proxy`; `lines` is the service's log (LOG_LEVEL=info), as it grows.
+ */
+export async function countWork<T>(
+  proxy: StatementProxy,
+  lines: readonly string[],
+  work: () => Promise<T>,
+): Promise<WorkStatements<T>> {
+  const idle0 = proxy.snapshot();
+  await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+  const idlePerSecond =
+    besidesListener(countedBetween(idle0, proxy.snapshot())).statements / (IDLE_MS / 1000);
+  const before = proxy.snapshot();
+  const mark = lines.length;
+  const started = performance.now();
+  const result = await work();
+  const seconds = (performance.now() - started) / 1000;
+  const counted = countedBetween(before, proxy.snapshot());
+  const requests = loggedRequests(lines.slice(mark));
+  const all = besidesListener(counted);
+  return {
+    result,
+    background: all.statements - requests.statements - idlePerSecond * seconds,
+    transactionControl: all.transactionControl,
+    requests,
+    listener: listenerStatements(counted),
+    idlePerSecond,
+  };
+}

@@ -1,10 +1,4 @@
-import {
-  besidesListener,
-  countedBetween,
-  listenerStatements,
-  loggedRequests,
-  StatementProxy,
-} from '../lib/statement-proxy';
+import { countWork, StatementProxy } from '../lib/statement-proxy';
 import { listenerCut, phase } from './resume-pass';
 import { stage, type Stage, unstage } from './resume-setup';
 
@@ -23,8 +17,6 @@ export interface ResumeStatements {
   events: number;
 }
 
-const IDLE_MS = 3_000;
-
 /** The listener-cut phase once (a change of ten meetings) behind the proxy, LOG_LEVEL=info. */
 export async function countResumeStatements(
   dbUrl: string,
@@ -33,26 +25,19 @@ export async function countResumeStatements(
   const proxy = await StatementProxy.start(dbUrl);
   let s: Stage | null = null;
   try {
-    s = await stage(dbUrl, proxy.url, { logLevel: 'info', ...build });
-    const idle0 = proxy.snapshot();
-    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
-    const idleRate =
-      besidesListener(countedBetween(idle0, proxy.snapshot())).statements / (IDLE_MS / 1000);
-    const before = proxy.snapshot();
-    const mark = s.service.lines.length;
-    const started = performance.now();
-    // Every subscription reads every change, so per event delivered the count is the same
-    // whatever the number of changes: a change of ten meetings is enough.
-    const cut = await phase(s, 'counted', listenerCut(s), { perMeeting: 1, meetings: 10 });
-    const seconds = (performance.now() - started) / 1000;
-    const counted = countedBetween(before, proxy.snapshot());
-    const requests = loggedRequests(s.service.lines.slice(mark));
-    const all = besidesListener(counted);
+    const staged = await stage(dbUrl, proxy.url, { logLevel: 'info', ...build });
+    s = staged;
+    // Per event delivered, the count does not grow with the number of changes: a change of ten
+    // meetings is enough.
+    const counted = await countWork(proxy, staged.service.lines, () =>
+      phase(staged, 'counted', listenerCut(staged), { perMeeting: 1, meetings: 10 }),
+    );
+    const cut = counted.result;
     return {
-      perEvent: (all.statements - requests.statements - idleRate * seconds) / cut.delivered,
-      transactionControlPerEvent: all.transactionControl / cut.delivered,
-      listenerPerChange: listenerStatements(counted) / cut.changes,
-      perWrite: requests.statements / requests.requests,
+      perEvent: counted.background / cut.delivered,
+      transactionControlPerEvent: counted.transactionControl / cut.delivered,
+      listenerPerChange: counted.listener / cut.changes,
+      perWrite: counted.requests.statements / counted.requests.requests,
       events: cut.delivered,
     };
   } finally {

@@ -1,11 +1,5 @@
 import { readFixtures } from '../lib/db';
-import {
-  besidesListener,
-  countedBetween,
-  listenerStatements,
-  loggedRequests,
-  StatementProxy,
-} from '../lib/statement-proxy';
+import { countWork, StatementProxy } from '../lib/statement-proxy';
 import {
   changesSoFar,
   cleanupWebhooks,
@@ -35,8 +29,6 @@ export interface WebhookStatements {
   deliveries: number;
 }
 
-const IDLE_MS = 3_000;
-
 /**
  * The statement-counting run: the service (LOG_LEVEL=info) talks to PostgreSQL through the
  * proxy; after the warm-up, its idle rate is read, then pairs are written at a modest rate and
@@ -52,35 +44,27 @@ export async function countWebhookStatements(
   const proxy = await StatementProxy.start(dbUrl);
   let s: Stage | null = null;
   try {
-    s = await stage(proxy.url, setup, { logLevel: 'info', ...build });
-    const idle0 = proxy.snapshot();
-    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
-    const idle = countedBetween(idle0, proxy.snapshot());
-    const before = proxy.snapshot();
-    const mark = s.service.lines.length;
-    const changes0 = await changesSoFar(setup);
-    const delivered0 = s.deliveries.distinct;
-    const started = performance.now();
-    await writeSteadily(s.service, setup, s.acks, WEBHOOKS.countedRate, {
-      pairs: WEBHOOKS.countedPairs,
+    const staged = await stage(proxy.url, setup, { logLevel: 'info', ...build });
+    s = staged;
+    const counted = await countWork(proxy, staged.service.lines, async () => {
+      const changes0 = await changesSoFar(setup);
+      const delivered0 = staged.deliveries.distinct;
+      await writeSteadily(staged.service, setup, staged.acks, WEBHOOKS.countedRate, {
+        pairs: WEBHOOKS.countedPairs,
+      });
+      const changes = (await changesSoFar(setup)) - changes0;
+      await staged.deliveries.reached(delivered0 + changes * WEBHOOKS.endpointOwners.length);
+      // The last attempt's outcome is recorded just after its answer: a moment for it.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return { changes, deliveries: staged.deliveries.distinct - delivered0 };
     });
-    const changes = (await changesSoFar(setup)) - changes0;
-    await s.deliveries.reached(delivered0 + changes * WEBHOOKS.endpointOwners.length);
-    // The last attempt's outcome is recorded just after its answer: a moment for it.
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const seconds = (performance.now() - started) / 1000;
-    const counted = countedBetween(before, proxy.snapshot());
-    const requests = loggedRequests(s.service.lines.slice(mark));
-    const deliveries = s.deliveries.distinct - delivered0;
-    const idleRate = besidesListener(idle).statements / (IDLE_MS / 1000);
-    const all = besidesListener(counted);
-    const background = all.statements - requests.statements - idleRate * seconds;
+    const { changes, deliveries } = counted.result;
     return {
-      perDelivery: background / deliveries,
-      transactionControlPerDelivery: all.transactionControl / deliveries,
-      perWrite: requests.statements / requests.requests,
-      listenerPerChange: listenerStatements(counted) / changes,
-      idlePerSecond: idleRate,
+      perDelivery: counted.background / deliveries,
+      transactionControlPerDelivery: counted.transactionControl / deliveries,
+      perWrite: counted.requests.statements / counted.requests.requests,
+      listenerPerChange: counted.listener / changes,
+      idlePerSecond: counted.idlePerSecond,
       deliveries,
     };
   } finally {
