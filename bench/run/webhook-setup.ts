@@ -1,3 +1,4 @@
+import { WEBHOOK_EVENT_TYPES } from '../../src/modules/webhook/webhook.events';
 import { benchUsers, createMeetings, type Fixtures, withClient } from '../lib/db';
 import { HookReceiver } from '../lib/hook-receiver';
 import { graphqlData, send } from '../lib/http';
@@ -33,16 +34,6 @@ export const HOOK_USERS = [
   { account: 'bench.hooks.b', name: 'Bench Hooks Guest B' },
 ];
 
-const ALL_TYPES = [
-  'meeting.participant_added',
-  'meeting.participant_answered',
-  'meeting.participant_removed',
-  'meeting.updated',
-  'meeting.rescheduled',
-  'meeting.confirmed',
-  'meeting.cancelled',
-  'meeting.completed',
-];
 const CREATE_ENDPOINT =
   'mutation ($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { endpoint { id } secret } }';
 const ATTEMPTS =
@@ -200,7 +191,7 @@ export async function stage(
         running.url,
         (setup.users[owner] as Member).token,
         CREATE_ENDPOINT,
-        { input: { url: receiver.url(n), eventTypes: ALL_TYPES } },
+        { input: { url: receiver.url(n), eventTypes: WEBHOOK_EVENT_TYPES } },
         'webhook-deliveries setup',
       );
       secrets.push(made.createWebhookEndpoint.secret);
