@@ -9,6 +9,7 @@ import { Migration20261126193000 } from './Migration20261126193000';
 import { Migration20261126220000 } from './Migration20261126220000';
 import { Migration20261126230000 } from './Migration20261126230000';
 import { Migration20261126231000 } from './Migration20261126231000';
+import { Migration20261127060000 } from './Migration20261127060000';
 
 /** Where the migrations are (their sources in a TypeScript run, compiled in dist/). */
 export const MIGRATIONS_PATH = __dirname;
@@ -25,4 +26,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261126220000', class: Migration20261126220000 },
   { name: 'Migration20261126230000', class: Migration20261126230000 },
   { name: 'Migration20261126231000', class: Migration20261126231000 },
+  { name: 'Migration20261127060000', class: Migration20261127060000 },
 ];

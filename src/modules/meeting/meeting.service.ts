@@ -12,7 +12,7 @@ import type { Page } from '../../platform/shared/pagination';
 import type { Loaders, Stores } from '../index';
 import { type MeetingChange, MeetingEventKind, meetingNotices } from './meeting-event';
 import { ParticipantStatus } from './participant.entity';
-import type { InvitationFilter, ParticipantRecord } from './participant.store';
+import { type InvitationFilter, newParticipant, type ParticipantRecord } from './participant.store';
 import { type UserRecord, userNotFound } from '../user/user.store';
 import { MeetingStatus } from './meeting.entity';
 import { type AddParticipantInput, type CreateMeetingInput, storedFields } from './meeting.inputs';
@@ -220,16 +220,18 @@ export class MeetingService {
           if (participants.length >= this.maxParticipants) {
             throw meetingFull(this.maxParticipants);
           }
-          const guest = await tx.participants.add({ meetingId: meeting.id, userId, status });
+          const guest = newParticipant({ meetingId: meeting.id, userId, status });
           // A confirmed meeting waits again for a guest who has not accepted.
           const after =
             meeting.status === MeetingStatus.CONFIRMED && status !== ParticipantStatus.ACCEPTED
               ? MeetingStatus.PENDING
               : meeting.status;
-          await tx.meetings.update(meeting, { status: after });
+          // Logged first: the log's append rides on the insert (ChangeLogStore.append).
           await tx.events.append(
             meetingNotices(meeting.id, [added(guest)], { before: meeting.status, after }),
           );
+          await tx.participants.add(guest);
+          await tx.meetings.update(meeting, { status: after });
           // The added user is usually shown with the answer: no second read.
           this.loaders.primeUsers([user]);
           return guest;
@@ -277,9 +279,7 @@ export class MeetingService {
       const answers = locked.participants.map((participant) =>
         participant === mine ? { ...participant, status } : participant,
       );
-      const meeting = await tx.meetings.update(locked.meeting, {
-        status: statusAfterAnswers(locked.meeting.status, locked.meeting.ownerId, answers),
-      });
+      const after = statusAfterAnswers(locked.meeting.status, locked.meeting.ownerId, answers);
       const answered: MeetingChange[] =
         mine.status === status
           ? []
@@ -290,13 +290,11 @@ export class MeetingService {
                 userId: mine.userId,
               },
             ];
+      // Logged first: the log's append rides on the status write, if there is one.
       await tx.events.append(
-        meetingNotices(meeting.id, answered, {
-          before: locked.meeting.status,
-          after: meeting.status,
-        }),
+        meetingNotices(locked.meeting.id, answered, { before: locked.meeting.status, after }),
       );
-      return meeting;
+      return tx.meetings.update(locked.meeting, { status: after });
     });
     this.loaders.forgetMeeting(meetingId);
     return meeting;

@@ -107,6 +107,14 @@ function ofMeetings(statuses: readonly ParticipantStatus[] | null | undefined): 
   };
 }
 
+/** A user's participation in a meeting from now on, as {@link ParticipantStore.add} writes it. */
+export function newParticipant(
+  fields: Pick<ParticipantRecord, 'meetingId' | 'userId' | 'status'>,
+): ParticipantRecord {
+  const now = new Date().toISOString();
+  return { id: randomUUID(), createdAt: now, updatedAt: now, ...fields };
+}
+
 /** Every read and write of participants. */
 export class ParticipantStore {
   constructor(private readonly em: EntityManager) {}
@@ -256,20 +264,10 @@ export class ParticipantStore {
     return created;
   }
 
-  /** Adds a user to a meeting now, and answers the participant as written. */
-  async add(
-    fields: Pick<ParticipantRecord, 'meetingId' | 'userId' | 'status'>,
-  ): Promise<ParticipantRecord> {
-    const now = new Date().toISOString();
-    const participant: ParticipantRecord = {
-      id: randomUUID(),
-      createdAt: now,
-      updatedAt: now,
-      ...fields,
-    };
+  /** Writes a participant made by {@link newParticipant}. */
+  async add(participant: ParticipantRecord): Promise<void> {
     const { sql, params } = insertOf(Participant, participant);
     await executeRows(this.em, sql, params);
-    return participant;
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ValidationFailedError } from '../shared/errors';
+import { deferWrite } from '../sql/connections';
 import { executeRows, type Row, selectRows } from '../sql/rows';
 
 /**
@@ -109,29 +110,50 @@ export async function prunedUpTo(em: EntityManager): Promise<string> {
   return row ? cursorOfRow(row) : LOG_START;
 }
 
+/** Appends a list of changes (one JSON parameter) to the log. */
+const APPEND =
+  `insert into "change_log" ` +
+  `("kind", "meeting_id", "participant_id", "user_id", "actor_id", "occurred_at") ` +
+  `select e."kind", e."meetingId", e."participantId", e."userId", e."actorId", e."occurredAt" ` +
+  `from json_to_recordset(?::json) as e("kind" text, "meetingId" uuid, "participantId" uuid, ` +
+  `"userId" uuid, "actorId" uuid, "occurredAt" timestamptz)`;
+
 /**
- * Appends changes to the log (one statement, in the caller's transaction), and asks for one
- * wake-up of the readers at commit: PostgreSQL sends a transaction's identical notices once, and
- * only if it commits.
+ * Appends changes to the log, in the caller's transaction. Each statement that appends also wakes
+ * the readers once its transaction commits: a statement trigger on the log sends the notice on
+ * CHANGES_CHANNEL (migration 20261127060000), and PostgreSQL sends a transaction's identical
+ * notices once, and only if it commits.
  */
 export class ChangeLogStore {
+  /** Changes appended in an SQL transaction and not yet sent: they go with its next statement. */
+  private held: ChangeEntry[] | undefined;
+
   constructor(private readonly em: EntityManager) {}
 
+  /**
+   * In an SQL transaction, the changes are held back and sent with the transaction's next
+   * statement (or alone before its commit): a service that appends before its last write saves
+   * the round trip of the append. Appends held together are one insert. Elsewhere (the ORM's
+   * transaction), one statement now.
+   */
   async append(entries: readonly ChangeEntry[]): Promise<void> {
     if (entries.length === 0) {
       return;
     }
-    await executeRows(
-      this.em,
-      `with appended as (insert into "change_log" ` +
-        `("kind", "meeting_id", "participant_id", "user_id", "actor_id", "occurred_at") ` +
-        `select e."kind", e."meetingId", e."participantId", e."userId", e."actorId", ` +
-        `e."occurredAt" from json_to_recordset(?::json) as e("kind" text, "meetingId" uuid, ` +
-        `"participantId" uuid, "userId" uuid, "actorId" uuid, "occurredAt" timestamptz) ` +
-        `returning 1) ` +
-        `select pg_notify(?, '') from (select count(*) from appended) as logged`,
-      [JSON.stringify(entries), CHANGES_CHANNEL],
-    );
+    if (this.held) {
+      this.held.push(...entries);
+      return;
+    }
+    const held = [...entries];
+    const deferred = deferWrite(this.em, () => {
+      this.held = undefined;
+      return { sql: APPEND, params: [JSON.stringify(held)] };
+    });
+    if (deferred) {
+      this.held = held;
+    } else {
+      await executeRows(this.em, APPEND, [JSON.stringify(held)]);
+    }
   }
 
   /**

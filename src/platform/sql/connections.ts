@@ -35,8 +35,23 @@ export interface StatementPool {
 /** The pool of each ORM, by its configuration (which every fork of its entity managers shares). */
 const pools = new WeakMap<EntityManager['config'], StatementPool>();
 
-/** The connection of each entity manager given to the work of an SQL transaction. */
-const transactions = new WeakMap<EntityManager, StatementConnection>();
+/**
+ * A write a transaction holds back to send with its next statement, as a common table expression
+ * of it (`?` placeholders, its values in order); or alone, when none follows, before COMMIT.
+ */
+export interface DeferredWrite {
+  sql: string;
+  params: readonly unknown[];
+}
+
+/** An SQL transaction's connection, and the writes it holds back (each read when it is sent). */
+interface BoundTransaction {
+  connection: StatementConnection;
+  deferred: Array<() => DeferredWrite>;
+}
+
+/** The transaction of each entity manager given to the work of an SQL transaction. */
+const transactions = new WeakMap<EntityManager, BoundTransaction>();
 
 /** Makes `pool` the one raw statements of `em` and its forks run on. */
 export function useStatementPool(em: EntityManager, pool: StatementPool): void {
@@ -54,10 +69,33 @@ export function statementPoolOf(em: EntityManager): StatementPool {
 
 /** Makes `connection` the one raw statements of `tx` run on (an SQL transaction's). */
 export function bindTransaction(tx: EntityManager, connection: StatementConnection): void {
-  transactions.set(tx, connection);
+  transactions.set(tx, { connection, deferred: [] });
 }
 
 /** The SQL transaction's connection `em` was given, if it was. */
 export function transactionOf(em: EntityManager): StatementConnection | undefined {
-  return transactions.get(em);
+  return transactions.get(em)?.connection;
+}
+
+/**
+ * Holds a write back until the SQL transaction of `em` sends its next statement, which then
+ * carries it (one round trip fewer), or until its commit; `write` is read when it is sent, so what
+ * it writes may still grow until then. Answers false, holding nothing, when `em` has no SQL
+ * transaction: the caller sends the write itself.
+ */
+export function deferWrite(em: EntityManager, write: () => DeferredWrite): boolean {
+  const bound = transactions.get(em);
+  bound?.deferred.push(write);
+  return bound !== undefined;
+}
+
+/** The writes held back in the SQL transaction of `em`, now to be sent (none are kept). */
+export function takeDeferredWrites(em: EntityManager): DeferredWrite[] {
+  const bound = transactions.get(em);
+  if (!bound || bound.deferred.length === 0) {
+    return [];
+  }
+  const writes = bound.deferred.map((write) => write());
+  bound.deferred = [];
+  return writes;
 }

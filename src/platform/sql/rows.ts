@@ -1,6 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CompiledQuery, type ControlledTransaction } from 'kysely';
-import { type ArrayResult, type Statement, statementPoolOf, transactionOf } from './connections';
+import {
+  type ArrayResult,
+  type DeferredWrite,
+  type Statement,
+  statementPoolOf,
+  takeDeferredWrites,
+  transactionOf,
+} from './connections';
 
 /** A row as the driver answers it: column alias → value. */
 export type Row = Readonly<Record<string, unknown>>;
@@ -232,10 +239,11 @@ function rowsOf(statement: ServerStatement, result: ArrayResult): Row[] {
  */
 async function runStatement(
   em: EntityManager,
-  sql: string,
-  params: readonly unknown[],
+  given: string,
+  givenParams: readonly unknown[],
   options: SelectOptions,
 ): Promise<Row[]> {
+  const { sql, params } = carryingDeferred(takeDeferredWrites(em), given, givenParams);
   em.config.get('onQuery')(sql, [...params]);
   const statement = forServer(sql);
   const { text, name } = statement;
@@ -263,6 +271,32 @@ async function runStatement(
   } catch (error) {
     throw em.getDriver().convertException(error as Error);
   }
+}
+
+const LEADING_WITH = /^with(\s+recursive)?\s/i;
+
+/**
+ * A statement carrying the writes its SQL transaction held back (connections.ts `deferWrite`):
+ * each becomes a common table expression in front of its own, which PostgreSQL runs to completion
+ * whether or not the statement reads it. A statement with a WITH of its own keeps it (RECURSIVE
+ * included) after theirs; placeholders stay in the order of the text.
+ */
+function carryingDeferred(
+  writes: readonly DeferredWrite[],
+  sql: string,
+  params: readonly unknown[],
+): { sql: string; params: readonly unknown[] } {
+  if (writes.length === 0) {
+    return { sql, params };
+  }
+  const expressions = writes.map((write, index) => `"deferred_${index + 1}" as (${write.sql})`);
+  const own = LEADING_WITH.exec(sql);
+  return {
+    sql: own
+      ? `with${own[1] ?? ''} ${expressions.join(', ')}, ${sql.slice(own[0].length)}`
+      : `with ${expressions.join(', ')} ${sql}`,
+    params: [...writes.flatMap((write) => write.params), ...params],
+  };
 }
 
 /** Runs one SELECT and answers its rows (see {@link runStatement}). */
