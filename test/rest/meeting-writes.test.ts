@@ -41,6 +41,22 @@ describe('the SQL of adding participants and answering over REST', () => {
     return t.countQueries(async () => expect((await fn()).status).toBe(status));
   }
 
+  it("creates a meeting with the caller, the guests' check, the meeting's insert, the participants' carrying the change log, and the answer's participants", async () => {
+    const meetings: WireMeeting[] = [];
+    const statements = await t.countQueries(async () => {
+      meetings.push(await createMeetingViaRest(rest, owner.token, [bob.id, carol.id]));
+    });
+    expect(statements).toBe(5);
+    const [created] = meetings as [WireMeeting];
+    // The owner first, then the guests in the order given.
+    expect(created.participants.map((participant) => participant.user_id)).toEqual([
+      owner.id,
+      bob.id,
+      carol.id,
+    ]);
+    expect((await getMeeting(created.id)).body).toEqual(created);
+  });
+
   it('adds a participant with the caller, the lock, the participants with the user, and the insert carrying the change log', async () => {
     const meeting = await createMeetingViaRest(rest, owner.token, [bob.id]);
     expect(await statementsOf(() => add(meeting.id, carol.id), 200)).toBe(4);

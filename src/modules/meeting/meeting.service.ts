@@ -163,20 +163,22 @@ export class MeetingService {
       const created = await tx.meetings.create({ ...fields, recurrenceEndsAt, ownerId: viewer.id });
       // Explicit timestamps keep the owner first and the guests in the order given.
       const start = Date.parse(created.createdAt);
-      const [, ...guests] = await tx.participants.createAll([
-        {
-          meetingId: created.id,
-          userId: viewer.id,
-          status: ParticipantStatus.ACCEPTED,
-          createdAt: new Date(start),
-        },
-        ...args.participants.map((participant, index) => ({
-          meetingId: created.id,
-          userId: invited[index] as string,
-          status: participant.status ?? ParticipantStatus.NEW,
-          createdAt: new Date(start + 1 + index),
-        })),
-      ]);
+      const at = (offset: number) => new Date(start + offset).toISOString();
+      const owner = newParticipant(
+        { meetingId: created.id, userId: viewer.id, status: ParticipantStatus.ACCEPTED },
+        at(0),
+      );
+      const guests = args.participants.map((participant, index) =>
+        newParticipant(
+          {
+            meetingId: created.id,
+            userId: invited[index] as string,
+            status: participant.status ?? ParticipantStatus.NEW,
+          },
+          at(1 + index),
+        ),
+      );
+      // Logged first: the log's append rides on the participants' insert.
       await tx.events.append(
         meetingNotices(
           created.id,
@@ -184,6 +186,7 @@ export class MeetingService {
           { before: created.status, after: created.status },
         ),
       );
+      await tx.participants.add(owner, ...guests);
       return created;
     });
   }

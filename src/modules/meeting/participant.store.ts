@@ -14,7 +14,6 @@ import {
   type ReadModel,
   readerOf,
   tableOf,
-  toReadModel,
   updateOf,
 } from '../../platform/sql/read-model';
 import {
@@ -107,12 +106,16 @@ function ofMeetings(statuses: readonly ParticipantStatus[] | null | undefined): 
   };
 }
 
-/** A user's participation in a meeting from now on, as {@link ParticipantStore.add} writes it. */
+/**
+ * A user's participation in a meeting, as {@link ParticipantStore.add} writes it: made now, or
+ * recorded as made at `createdAt` (ISO 8601).
+ */
 export function newParticipant(
   fields: Pick<ParticipantRecord, 'meetingId' | 'userId' | 'status'>,
+  createdAt?: string,
 ): ParticipantRecord {
   const now = new Date().toISOString();
-  return { id: randomUUID(), createdAt: now, updatedAt: now, ...fields };
+  return { id: randomUUID(), createdAt: createdAt ?? now, updatedAt: now, ...fields };
 }
 
 /** Every read and write of participants. */
@@ -251,22 +254,9 @@ export class ParticipantStore {
     return { participants: readAll(participants, rows) };
   }
 
-  /**
-   * Writes the participants of a meeting being created, in one statement, with the entity's
-   * defaults for what the fields leave out; answers them in the order given.
-   */
-  async createAll(
-    fields: ReadonlyArray<Pick<Participant, 'meetingId' | 'userId' | 'status' | 'createdAt'>>,
-  ): Promise<ParticipantRecord[]> {
-    const created = fields.map((one) => toReadModel(Object.assign(new Participant(), one)));
-    const { sql, params } = insertOf(Participant, ...created);
-    await executeRows(this.em, sql, params);
-    return created;
-  }
-
-  /** Writes a participant made by {@link newParticipant}. */
-  async add(participant: ParticipantRecord): Promise<void> {
-    const { sql, params } = insertOf(Participant, participant);
+  /** Writes participants made by {@link newParticipant}, in one statement. */
+  async add(...participants: ParticipantRecord[]): Promise<void> {
+    const { sql, params } = insertOf(Participant, ...participants);
     await executeRows(this.em, sql, params);
   }
 
