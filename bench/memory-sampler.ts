@@ -18,6 +18,8 @@ interface Sample {
   /** Wall time, epoch milliseconds. */
   at: number;
   pid: number;
+  /** The script the process runs (tells the builds of an A/B apart). */
+  script: string;
   rss: number;
   heapTotal: number;
   heapUsed: number;
@@ -36,7 +38,7 @@ function sample(): Sample {
       used: space.space_used_size,
     };
   }
-  return { at: Date.now(), pid: process.pid, ...usage, spaces };
+  return { at: Date.now(), pid: process.pid, script: process.argv[1] ?? '', ...usage, spaces };
 }
 
 const file = process.env['MEMORY_SAMPLES_FILE'];
