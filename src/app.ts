@@ -62,7 +62,8 @@ import { REST_PREFIX, restRouter } from '../rest/router';
 import { dataModel } from './data-model';
 import { startWebhookWorker } from './modules/webhook/webhook.worker';
 import { CALENDAR_PATH } from './modules/calendar/calendar.links';
-import { calendarRoutes } from './modules/calendar/calendar.routes';
+import { calendarRoutes, FEED_BUILDS_AT_ONCE } from './modules/calendar/calendar.routes';
+import { Turns } from './platform/shared/turns';
 
 export interface CreateAppOptions {
   config: Config;
@@ -140,6 +141,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
       allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
       requireHttps: config.env === 'production',
     },
+    feedBuilds: new Turns(FEED_BUILDS_AT_ONCE),
   };
   const schema = await createSchema({
     maxParticipantsPerMeeting: config.maxParticipantsPerMeeting,
@@ -298,7 +300,11 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
   );
   app.use(
     CALENDAR_PATH,
-    calendarRoutes({ createContext: (request) => createContext(deps, request), logger }),
+    calendarRoutes({
+      createContext: (request) => createContext(deps, request),
+      logger,
+      feedBuilds: deps.feedBuilds,
+    }),
   );
   app.use(REST_PREFIX, docsRouter(schema));
   app.use(

@@ -1,5 +1,5 @@
 import { type AbComparison, LEAST_CALLED, type Spread } from './ab';
-import { int, ms, ratio, statements } from './format';
+import { int, mib, ms, ratio, statements } from './format';
 import type { RunSettings } from './report';
 import type { ScenarioInfo } from './scenarios';
 import type { Summary } from './stats';
@@ -13,6 +13,11 @@ export interface AbReport {
   startedAt: string;
   finishedSeconds: number;
   settings: RunSettings;
+  /**
+   * VmHWM of each build's service process when its timed runs ended (the equality pass included
+   * with --quick, which does not restart the services); null when only passes ran.
+   */
+  peakRss: { a: number; b: number } | null;
   scenarios: {
     info: ScenarioInfo;
     a: Summary;
@@ -66,8 +71,8 @@ export function abMarkdown(report: AbReport): string {
           ]
         : [],
     ),
-    '| scenario | req/s A | req/s B | B ÷ A req/s | each round | Node CPU ms/req A | Node CPU ms/req B | B ÷ A CPU | each round | A ÷ baseline req/s | B ÷ baseline req/s | SQL/req A; B | reading |',
-    '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |',
+    '| scenario | req/s A | req/s B | B ÷ A req/s | each round | Node CPU ms/req A | Node CPU ms/req B | B ÷ A CPU | each round | A ÷ baseline req/s | B ÷ baseline req/s | SQL/req A; B | peak RSS A; B | reading |',
+    '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- |',
   ];
   for (const row of report.scenarios) {
     const c = row.comparison;
@@ -75,10 +80,20 @@ export function abMarkdown(report: AbReport): string {
       `| ${row.info.title} | ${int(row.a.rps)} | ${int(row.b.rps)} | ${withRange(c.rps)} | ${each(c.rps)} | ` +
         `${ms(c.cpuMs.a)} | ${ms(c.cpuMs.b)} | ${withRange(c.cpu)} | ${each(c.cpu)} | ` +
         `${ratio(row.a.rps, row.baseline?.rps ?? Number.NaN)} | ${ratio(row.b.rps, row.baseline?.rps ?? Number.NaN)} | ` +
-        `${statements(row.statements.a)}; ${statements(row.statements.b)} | ${c.reading} |`,
+        `${statements(row.statements.a)}; ${statements(row.statements.b)} | ` +
+        `${mib(row.a.peakRss)}; ${mib(row.b.peakRss)} | ${c.reading} |`,
     );
   }
   out.push(
+    '',
+    'Peak RSS per scenario: the largest RSS of the build’s service process polled every 500 ms ' +
+      'during its runs of that scenario (it keeps what earlier scenarios grew).',
+    ...(report.peakRss
+      ? [
+          '',
+          `Peak RSS over the whole timed pass (VmHWM): A ${mib(report.peakRss.a)}, B ${mib(report.peakRss.b)}.`,
+        ]
+      : []),
     '',
     '### Per round',
     '',

@@ -4,7 +4,7 @@ import { compareBuilds, roundOrder, type AbSide } from '../lib/ab';
 import { cleanupWrites, type DataSpec, databaseName, readFixtures } from '../lib/db';
 import type { BenchOptions } from '../lib/options';
 import { RESULTS } from '../lib/paths';
-import type { Server } from '../lib/processes';
+import { memoryOf, type Server } from '../lib/processes';
 import { runSettings } from '../lib/report';
 import { abMarkdown, type AbReport } from '../lib/report-ab';
 import { hasBaseline, isPass, type LoadKey, type PassKey, scenarioInfo } from '../lib/scenarios';
@@ -103,6 +103,13 @@ export async function abMode(
         statements: { a: sql.first, b: sql.second },
       });
     }
+    const peakRss =
+      loadKeys.length > 0
+        ? {
+            a: memoryOf([servers.A.child.pid as number]).hwm,
+            b: memoryOf([servers.B.child.pid as number]).hwm,
+          }
+        : null;
     // The passes start services of their own: no other instance may take their webhook jobs.
     await Promise.all(Object.values(servers).map((server) => server.stop()));
     for (const key of options.scenarios.filter(isPass)) {
@@ -120,6 +127,7 @@ export async function abMode(
         databaseName(dbUrl),
         `${fmt(spec.users)} users × ${spec.followsPerUser} follows, ${fmt(spec.meetings)} meetings`,
       ),
+      peakRss,
       scenarios: rows,
       notes: [
         `Before timing, every scenario's requests went to A and to B: status and body byte-for-byte equal (writes: equal but for the new participant's id, meeting id and timestamps, and the same stored statuses); B's also equal to the baseline's, or for a scenario without a baseline the answer it must give.`,

@@ -70,6 +70,7 @@ import type { PasswordHasher } from '../platform/auth/password';
 import type { LiveScope } from '../platform/live/live-scope';
 import { currentRequest } from '../platform/observability/request-tracking';
 import { callerLookup } from './user/user.rules';
+import type { Turns } from '../platform/shared/turns';
 
 // The one registry of the modules: a new module adds its entities, resolvers, stores, loaders and
 // services here, and nowhere else. Everything below the lists derives from them, down to the
@@ -283,6 +284,8 @@ export interface AppDependencies {
   publicUrl: string;
   /** What webhook endpoints may be, and the box their secrets are sealed in. */
   webhooks: WebhookPolicy;
+  /** The process's turns to build calendar feed documents (calendar.routes.ts). */
+  feedBuilds: Turns;
 }
 
 /** Everything one GraphQL operation (from /graphql or the REST facade) works with. */

@@ -6,12 +6,21 @@ import { sendHttpError } from '../../platform/http/http-errors';
 import { currentRequest } from '../../platform/observability/request-tracking';
 import { ValidationFailedError } from '../../platform/shared/errors';
 import { GraphQLUUID } from '../../platform/shared/scalars';
+import type { Turns } from '../../platform/shared/turns';
 import type { Context } from '../index';
 import { CALENDAR_PATH, FEED_ROUTE, MEETING_ROUTE } from './calendar.links';
 import type { PendingDocument } from './calendar.service';
 import type { IcsDocument } from './ics';
 
 const CONTENT_TYPE = 'text/calendar; charset=utf-8';
+
+/**
+ * How many feed documents a process builds at once; more requests wait their turn. A feed of 200
+ * meetings is ~170 KiB of text built from its rows and ical-generator's objects, all alive until
+ * it is written: 32 built at once took the process to 316 MiB (bench/results/peak-memory.md).
+ * Building is CPU work, so more at once than the cores gives no more throughput, only memory.
+ */
+export const FEED_BUILDS_AT_ONCE = 2;
 
 /**
  * Names the request by its route pattern in the request log and metrics: the feed's path holds
@@ -36,10 +45,16 @@ function meetingIdOf(text: string): string {
 /**
  * Answers a document, or 304 when the client holds it (If-None-Match; If-Modified-Since is not
  * read: a meeting can leave a feed without any newer timestamp, which the ETag does see), without
- * building it when the ETag is known first. `res.end`, not `res.send`, which would judge
+ * building it when the ETag is known first. A document still to be built waits for one of
+ * `turns`, held until it is written. `res.end`, not `res.send`, which would judge
  * If-Modified-Since itself.
  */
-async function answer(req: Request, res: Response, pending: PendingDocument): Promise<void> {
+async function answer(
+  req: Request,
+  res: Response,
+  pending: PendingDocument,
+  turns: Turns | null,
+): Promise<void> {
   res.set({
     'Content-Type': CONTENT_TYPE,
     ETag: pending.etag,
@@ -50,14 +65,21 @@ async function answer(req: Request, res: Response, pending: PendingDocument): Pr
     res.status(304).end();
     return;
   }
-  const document = await pending.document();
-  res
-    .status(200)
-    .set({
-      'Last-Modified': document.lastModified.toUTCString(),
-      'Content-Length': String(Buffer.byteLength(document.text)),
-    })
-    .end(document.text);
+  const write = async (): Promise<void> => {
+    // A client that left while the request waited is not built a document.
+    if (req.socket.destroyed) {
+      return;
+    }
+    const document = await pending.document();
+    res
+      .status(200)
+      .set({
+        'Last-Modified': document.lastModified.toUTCString(),
+        'Content-Length': String(Buffer.byteLength(document.text)),
+      })
+      .end(document.text);
+  };
+  await (turns ? turns.run(write) : write());
 }
 
 /** A document built already, as one to answer. */
@@ -74,8 +96,11 @@ const built = (document: IcsDocument): PendingDocument => ({
 export function calendarRoutes(options: {
   createContext: (request: RequestInfo) => Promise<Context>;
   logger: Logger;
+  /** The turns of this process's feed builds (FEED_BUILDS_AT_ONCE of them). */
+  feedBuilds: Turns;
 }): Router {
   const router = Router();
+  const { feedBuilds } = options;
   router.get(FEED_ROUTE, async (req, res) => {
     label(FEED_ROUTE);
     try {
@@ -88,6 +113,7 @@ export function calendarRoutes(options: {
         req,
         res,
         await context.services.calendar.feedDocument(String(req.params['secret'])),
+        feedBuilds,
       );
     } catch (error) {
       sendHttpError(res, error, 'contract', options.logger);
@@ -103,7 +129,7 @@ export function calendarRoutes(options: {
       const viewer = requireViewer(context);
       const meetingId = meetingIdOf(String(req.params['meetingId']));
       const document = await context.services.calendar.meetingDocument(viewer, meetingId);
-      await answer(req, res, built(document));
+      await answer(req, res, built(document), null);
     } catch (error) {
       sendHttpError(res, error, 'contract', options.logger);
     }
