@@ -1,7 +1,9 @@
 /**
  * Lets at most `limit` tasks run at once; the others wait their turn, first come first served.
  * For work whose memory, not its waiting, is the cost of running many at once: a finished task
- * hands its turn straight to the first one waiting.
+ * hands its turn straight to the first one waiting. Written here rather than taken from p-limit:
+ * its current major (7) is an ES module only, which jest's CommonJS loader in our suites cannot
+ * require, and the 30 lines below are all of the part we use.
  */
 export class Turns {
   private running = 0;
