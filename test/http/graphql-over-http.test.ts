@@ -56,3 +56,43 @@ describe('GraphQL over HTTP status codes', () => {
     }
   });
 });
+
+describe('GraphQL answer bytes', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  const post = (body: Record<string, unknown>, token?: string) =>
+    fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
+      body: JSON.stringify(body),
+    });
+
+  it('answers JSON text and a newline, its length counted in UTF-8 bytes', async () => {
+    const name = 'Zoë Ångström 日本 🎉';
+    const user = await t.seed.user({ name });
+    const response = await post({ query: '{ me { name } }' }, user.token);
+    const bytes = Buffer.from(await response.arrayBuffer());
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(bytes.toString('utf8')).toBe(`${JSON.stringify({ data: { me: { name } } })}\n`);
+    expect(Number(response.headers.get('content-length'))).toBe(bytes.length);
+  });
+
+  it('answers errors the same way, errors first', async () => {
+    const response = await post({ query: '{ me { name } }' });
+    const text = await response.text();
+    const body = JSON.parse(text) as { errors: Array<{ extensions: { code: string } }> };
+    expect(text).toBe(`${JSON.stringify(body)}\n`);
+    expect(Object.keys(body)[0]).toBe('errors');
+    expect(body.errors[0]?.extensions.code).toBe('UNAUTHENTICATED');
+    expect(Number(response.headers.get('content-length'))).toBe(Buffer.byteLength(text));
+  });
+});
