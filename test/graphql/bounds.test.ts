@@ -107,4 +107,31 @@ describe('bounded queries', () => {
         100 * DEFAULT_MAX_PARTICIPANTS_PER_MEETING ** 2,
     );
   });
+  it('counts an operation sized by variables for each request, and one sized in its text alike every time', async () => {
+    const sized = `query ($n: Int, $m: Int) { meetings(first: $n) { nodes {
+        participantsConnection(first: 100) { nodes { meeting {
+          participantsConnection(first: $m) { totalCount } } } } } } }`;
+    const nodesOf = (answer: Awaited<ReturnType<TestApp['gql']['request']>>): unknown =>
+      (answer.errors?.[0]?.extensions as Record<string, unknown> | undefined)?.['nodes'];
+    // The same document, small then large then small again: each request's values count.
+    for (const [n, m, refused] of [
+      [2, 2, false],
+      [100, 100, true],
+      [3, 1, false],
+      [100, 11, true],
+    ] as const) {
+      const answer = await t.gql.request(sized, { n, m }, owner.token);
+      if (refused) {
+        expect(nodesOf(answer)).toBe(n + n * 100 + n * 100 * m);
+      } else {
+        expect(answer.errors).toBeUndefined();
+      }
+    }
+    // Sized in its text: refused with the same count on every request.
+    const fixed = `{ meetings(first: 100) { nodes { participantsConnection(first: 100) {
+        nodes { meeting { participantsConnection(first: 100) { totalCount } } } } } } }`;
+    for (let request = 0; request < 3; request += 1) {
+      expect(nodesOf(await t.gql.request(fixed, {}, owner.token))).toBe(1_010_100);
+    }
+  });
 });
