@@ -13,6 +13,14 @@ const CREATE_MEETING = `mutation ($meeting: MeetingInput!, $participants: [Parti
 }`;
 const CREATE_FEED = 'mutation { createCalendarFeed { feed { url createdAt } } }';
 
+/** A series the feed suites book: weekly on Thursdays at 10:00 in Berlin, ten times from 2028. */
+export const WEEKLY_SEMINAR = {
+  title: 'Seminar',
+  startTime: '2028-01-06T09:00:00Z',
+  timeZone: 'Europe/Berlin',
+  recurrence: 'FREQ=WEEKLY;COUNT=10',
+} as const;
+
 /** What the calendar tests do through the API, as a user and as a calendar app. */
 export class CalendarClient {
   constructor(private readonly t: TestApp) {}

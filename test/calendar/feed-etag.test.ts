@@ -1,7 +1,7 @@
 import type { SeededUser } from '../helpers/seed';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { capturedLogger } from '../observability/log-capture';
-import { CalendarClient } from './calendar-client';
+import { CalendarClient, WEEKLY_SEMINAR } from './calendar-client';
 import type { IcsAnswer } from './documents';
 
 /*
@@ -31,16 +31,7 @@ describe("a calendar feed's ETag", () => {
     organizer = await t.seed.user({ name: 'David Hilbert' });
     guest = await t.seed.user({ name: 'Hermann Weyl' });
     // Weekly on Thursdays in Berlin; and one meeting the reader is invited to.
-    seriesId = await calendar.meeting(
-      organizer,
-      {
-        title: 'Seminar',
-        startTime: '2028-01-06T09:00:00Z',
-        timeZone: 'Europe/Berlin',
-        recurrence: 'FREQ=WEEKLY;COUNT=10',
-      },
-      [reader, guest],
-    );
+    seriesId = await calendar.meeting(organizer, WEEKLY_SEMINAR, [reader, guest]);
     singleId = await calendar.meeting(
       organizer,
       { title: 'Colloquium', startTime: '2028-02-01T15:00:00Z' },

@@ -2,7 +2,7 @@ import { FEED_BUILDS_AT_ONCE } from '../../src/modules/calendar/calendar.routes'
 import type { Turns } from '../../src/platform/shared/turns';
 import type { SeededUser } from '../helpers/seed';
 import { startTestApp, type TestApp } from '../helpers/test-app';
-import { CalendarClient } from './calendar-client';
+import { CalendarClient, WEEKLY_SEMINAR } from './calendar-client';
 import type { IcsAnswer } from './documents';
 
 /*
@@ -45,16 +45,7 @@ describe('calendar feed builds, a few at a time', () => {
     calendar = new CalendarClient(t);
     const [organizer, guest] = (await t.seed.users(2)) as [SeededUser, SeededUser];
     reader = await t.seed.user({ name: 'Lise Meitner' });
-    await calendar.meeting(
-      organizer,
-      {
-        title: 'Seminar',
-        startTime: '2028-01-06T09:00:00Z',
-        timeZone: 'Europe/Berlin',
-        recurrence: 'FREQ=WEEKLY;COUNT=10',
-      },
-      [reader, guest],
-    );
+    await calendar.meeting(organizer, WEEKLY_SEMINAR, [reader, guest]);
     await calendar.meeting(reader, { title: 'Colloquium', startTime: '2028-02-01T15:00:00Z' }, [
       guest,
     ]);
