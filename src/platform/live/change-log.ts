@@ -133,8 +133,9 @@ export class ChangeLogStore {
   /**
    * In an SQL transaction, the changes are held back and sent with the transaction's next
    * statement (or alone before its commit): a service that appends before its last write saves
-   * the round trip of the append. Appends held together are one insert. Elsewhere (the ORM's
-   * transaction), one statement now.
+   * the round trip of the append. Appends held together are one insert, so their rows keep the
+   * order they were appended in (two inserts as expressions of one statement take their positions
+   * in no set order). Elsewhere (the ORM's transaction), one statement now.
    */
   async append(entries: readonly ChangeEntry[]): Promise<void> {
     if (entries.length === 0) {
