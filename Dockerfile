@@ -11,8 +11,9 @@
 #   docker run -p 8000:8000 -v meeting-data:/app/data -e JWT_SECRET=<...> meeting-api
 # Migrations run automatically at start (PostgreSQL needs the pg_trgm extension).
 
-# Node 24: the active LTS (the service also runs on 22.18+; Node 20 reached its end of life).
-ARG NODE_IMAGE=node:24-bookworm-slim
+# Node 26: the active LTS (the service also runs on 24, in maintenance, and on 22.18+ until 22's
+# end of life on 2027-04-30; Node 20 reached its end of life).
+ARG NODE_IMAGE=node:26-bookworm-slim
 
 # ---- Stage 1: install every dependency, compile TypeScript, bundle the browser assets ----
 FROM ${NODE_IMAGE} AS build
@@ -20,7 +21,8 @@ WORKDIR /app
 
 # Dependencies first, so this layer is reused until the lockfile changes. The browser code
 # (GraphiQL, React, Monaco, Swagger UI) and esbuild are devDependencies: only this stage has them.
-COPY package.json package-lock.json ./
+# .npmrc makes npm refuse a Node outside engines.node (engine-strict).
+COPY package.json package-lock.json .npmrc ./
 RUN npm ci --no-audit --no-fund
 
 # Sources: tsconfig*.json, scripts/, src/, rest/, ide/, schema/ (.dockerignore keeps out the rest).
@@ -38,7 +40,7 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8000
 
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --no-audit --no-fund \
     && npm cache clean --force
 

@@ -4,8 +4,11 @@ const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 
-// Type-checking is `npm run typecheck`'s job; tests are transpiled file by file for speed.
-const tsJest = ['ts-jest', { tsconfig: 'tsconfig.test.json', diagnostics: false }];
+const { SWC_OPTIONS } = require('./scripts/swc-options.cjs');
+
+// Type-checking is `npm run typecheck`'s job (npm test runs it first); tests are compiled file by
+// file with SWC, as the build compiles the service, source maps inline for the stack traces.
+const swcJest = ['@swc/jest', { ...SWC_OPTIONS, sourceMaps: 'inline' }];
 
 // Packages that ship ES modules only: compiled to CommonJS for jest's registry (which `require`s
 // every file as CommonJS), as Node itself loads them for the compiled service (require(esm)).
@@ -53,7 +56,7 @@ function project(name, globals, extra = {}) {
     displayName: name,
     testEnvironment: 'node',
     transform: {
-      '^.+\\.ts$': tsJest,
+      '^.+\\.ts$': swcJest,
       [`${esmPackages}.+\\.js$`]: '<rootDir>/test/helpers/esm-packages.transform.cjs',
     },
     transformIgnorePatterns: [`/node_modules/(?!(${ESM_PACKAGES.join('|')})/)`],
@@ -80,7 +83,14 @@ module.exports = async () => {
   const projects = [embedded];
   if (url && (await reachable(url))) {
     projects.push(
-      project('postgres', { __TEST_DATABASE__: 'postgres', __TEST_DATABASE_URL__: url }),
+      project(
+        'postgres',
+        { __TEST_DATABASE__: 'postgres', __TEST_DATABASE_URL__: url },
+        {
+          globalSetup: '<rootDir>/test/helpers/postgres-template.setup.ts',
+          globalTeardown: '<rootDir>/test/helpers/postgres-template.teardown.ts',
+        },
+      ),
     );
     const pgbouncer = pgbouncerBinary();
     if (pgbouncer || process.env.CI) {

@@ -18,26 +18,13 @@ const { mkdir, readdir, rm, writeFile, cp } = require('node:fs/promises');
 const { dirname, join, relative, resolve } = require('node:path');
 const { transformFile } = require('@swc/core');
 const { buildAssets } = require('./build-assets.cjs');
+const { SWC_OPTIONS } = require('./swc-options.cjs');
 
 const ROOT = resolve(__dirname, '..');
 /** The folders compiled, as tsconfig.build.json includes them. */
 const SOURCES = ['src', 'rest'];
 /** Read by the REST facade at start-up, next to the compiled routes. */
 const COPIED = ['rest/operations'];
-
-/** @type {import('@swc/core').Options} */
-const SWC_OPTIONS = {
-  jsc: {
-    parser: { syntax: 'typescript', decorators: true },
-    transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
-    target: 'es2022',
-    keepClassNames: true,
-  },
-  module: { type: 'commonjs', strictMode: true },
-  sourceMaps: true,
-  swcrc: false,
-  configFile: false,
-};
 
 /**
  * Every file under `dir` (recursively), relative to ROOT.

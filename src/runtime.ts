@@ -28,5 +28,5 @@ export function unsupportedNodeMessage(version: string): string | null {
   const range = supportedNodeRange();
   return satisfies(version, range)
     ? null
-    : `Node.js ${version} is not supported: this service needs Node.js ${range} (24 LTS recommended).`;
+    : `Node.js ${version} is not supported: this service needs Node.js ${range} (26 LTS recommended).`;
 }

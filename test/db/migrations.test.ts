@@ -8,7 +8,7 @@ import { dataModel } from '../../src/data-model';
 
 describe('migrations', () => {
   it('build the whole schema on an empty database and leave nothing pending', async () => {
-    const target = await createTestDatabase();
+    const target = await createTestDatabase({ empty: true });
     const database = await openDatabase(target.config, { model: dataModel, migrate: false });
     try {
       const migrator = database.orm.migrator;

@@ -6,6 +6,7 @@ import {
   openEmbeddedServer,
 } from '../../src/platform/postgres/embedded/embedded-server';
 import { EMBEDDED_URL_VARIABLE } from './embedded-url';
+import { makeTemplate } from './template-database';
 
 interface Running {
   server: EmbeddedServer;
@@ -17,16 +18,19 @@ type WithServer = typeof globalThis & { [key]?: Running };
 
 /**
  * Jest global set-up of the embedded project: starts the embedded PostgreSQL server the service
- * ships, on a temporary data directory, once for the run; each test file creates its own database
- * on it (test-database.ts). Workers start after this and inherit the variable.
+ * ships, on a temporary data directory, once for the run, with the migrated template each test
+ * file's database is cloned from (test-database.ts). Workers start after this and inherit the
+ * variables.
  */
 // Jest takes the set-up as the module's default export.
 // eslint-disable-next-line no-restricted-syntax
 export default async function setup(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'meetings-test-embedded-'));
   const server = await openEmbeddedServer(dataDir, { attach: false });
-  process.env[EMBEDDED_URL_VARIABLE] = server.url;
   (globalThis as WithServer)[key] = { server, dataDir };
+  process.env[EMBEDDED_URL_VARIABLE] = server.url;
+  // The template goes with the server's directory: the tear-down has nothing else to drop.
+  await makeTemplate('embedded', server.url);
 }
 
 /** Jest global tear-down: stops the server and removes its directory. */

@@ -42,6 +42,11 @@ export interface ServiceProcessOptions {
   name?: string;
   /** The program `node` runs, e.g. dist/src/main.js. */
   script: string;
+  /**
+   * Instead of `node <script>`, this command (e.g. `['npm', 'run', 'start:dist']`), in a process
+   * group of its own that signals go to, as a terminal's Ctrl-C reaches a command and its children.
+   */
+  command?: readonly string[];
   /** Arguments of `node` before the script, e.g. `['--cpu-prof']`. */
   nodeArgs?: readonly string[];
   /** A command the process runs under, e.g. `['strace', '-f', '-o', file]`. */
@@ -83,15 +88,14 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
   const url = `http://127.0.0.1:${port}`;
   const [command, ...args] = [
     ...(options.prefix ?? []),
-    process.execPath,
-    ...(options.nodeArgs ?? []),
-    options.script,
+    ...(options.command ?? [process.execPath, ...(options.nodeArgs ?? []), options.script]),
   ];
   const spawnedAt = performance.now();
   const child = spawn(command as string, args, {
     cwd: options.cwd,
     env: { ...options.env, HOST: '127.0.0.1', PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.command !== undefined,
   });
   running.add(child);
   const raw: string[] = [];
@@ -106,7 +110,8 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
   createInterface({ input: child.stderr as NodeJS.ReadableStream }).on('line', listen('stderr'));
   let exit: Exit | null = null;
   const exited = new Promise<Exit>((resolve) => {
-    child.once('exit', (code, signal) => {
+    // A command's group has ended when its output has: the command (npm) may exit first.
+    child.once(options.command ? 'close' : 'exit', (code, signal) => {
       running.delete(child);
       exit = { code, signal };
       resolve(exit);
@@ -115,7 +120,11 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
   const tail = (lines = 40): string => raw.slice(-lines).join('\n');
   const signal = (which: NodeJS.Signals): void => {
     if (child.exitCode === null && child.signalCode === null) {
-      child.kill(which);
+      if (options.command) {
+        process.kill(-(child.pid as number), which);
+      } else {
+        child.kill(which);
+      }
     }
   };
 

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
 import type { DatabaseConfig } from '../../src/config';
 import { type Database, openDatabase } from '../../src/platform/postgres/orm';
 import { EMBEDDED_URL_VARIABLE } from './embedded-url';
 import { pgbouncerUrl, throughPooler } from './pgbouncer';
 import { dataModel } from '../../src/data-model';
+import { databaseUrl, templateVariable, withAdmin } from './template-database';
 
 declare const __TEST_DATABASE__: 'embedded' | 'postgres';
 declare const __TEST_DATABASE_URL__: string | undefined;
@@ -27,28 +27,22 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-async function withAdmin<T>(adminUrl: string, fn: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /**
- * An empty database, freshly created on the project's server: the embedded PostgreSQL the service
- * ships (one server per run, from the same code the service starts it with), or PostgreSQL; in
- * the pgbouncer project, reached through pgbouncer in transaction mode, with its direct URL for
- * LISTEN and migrations (DATABASE_POOLER=transaction, DATABASE_DIRECT_URL).
+ * A database freshly created on the project's server: the embedded PostgreSQL the service ships
+ * (one server per run, from the same code the service starts it with), or PostgreSQL; in the
+ * pgbouncer project, reached through pgbouncer in transaction mode, with its direct URL for LISTEN
+ * and migrations (DATABASE_POOLER=transaction, DATABASE_DIRECT_URL). It is a copy of the run's
+ * template, migrated as the service's first start leaves a database (template-database.ts), or
+ * with `empty`, a database with no table at all.
  */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
   const admin = adminUrl();
   const name = `test_${randomBytes(6).toString('hex')}`;
-  await withAdmin(admin, (client) => client.query(`create database "${name}"`));
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
+  const template = options.empty ? undefined : process.env[templateVariable(testDatabaseKind)];
+  await withAdmin(admin, (client) =>
+    client.query(`create database "${name}"${template ? ` template "${template}"` : ''}`),
+  );
+  const url = new URL(databaseUrl(admin, name));
   const pooler = pgbouncerUrl();
   return {
     config: pooler
@@ -68,14 +62,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 }
 
 /**
- * A fresh database opened (without migrations) before a file's tests and dropped after them;
- * answers it once open.
+ * A fresh empty database opened (without migrations) before a file's tests and dropped after
+ * them; answers it once open.
  */
 export function useOpenedDatabase(): () => Database {
   let target: TestDatabase;
   let database: Database;
   beforeAll(async () => {
-    target = await createTestDatabase();
+    target = await createTestDatabase({ empty: true });
     database = await openDatabase(target.config, { model: dataModel, migrate: false });
   });
   afterAll(async () => {
