@@ -125,6 +125,8 @@ module.exports = async () => {
     projects,
     // Once per run, whichever projects run: the browser assets the pages load.
     globalSetup: '<rootDir>/test/helpers/built-assets.setup.ts',
+    // Each project's tests by outcome at the end, to compare two runs project by project.
+    reporters: ['default', '<rootDir>/test/helpers/project-summary.reporter.cjs'],
     testTimeout: 30000,
     // Test files run in a worker process that is replaced once it holds more than this after a
     // file (and, with one core to spare, one worker, not in jest's own process): in band, what
