@@ -1,6 +1,9 @@
 import { GraphQLError } from 'graphql';
 
-/** The GraphQL error categories of the contract (section 6), carried in `extensions.code`. */
+/**
+ * The GraphQL error categories of the REST contract (docs/rest-contract.md §6), carried in
+ * `extensions.code`.
+ */
 export type ErrorCategory =
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
@@ -175,7 +178,7 @@ export class QueryTooLargeError extends AppError {
   }
 }
 
-/** Why an `Idempotency-Key` was refused (CONTRACT §8). */
+/** Why an `Idempotency-Key` was refused (docs/rest-contract.md §8). */
 export type IdempotencyRefusal =
   | 'IDEMPOTENCY_KEY_INVALID'
   | 'IDEMPOTENCY_KEY_REUSED'
