@@ -85,8 +85,12 @@ export class ConflictError extends AppError {
 }
 
 export class ValidationFailedError extends AppError {
-  constructor(readonly fields: FieldErrors) {
-    super('BAD_USER_INPUT', 'VALIDATION_FAILED', 'Invalid input', { fields });
+  /** `message` may say more than the fields do, such as what would allow the value. */
+  constructor(
+    readonly fields: FieldErrors,
+    message = 'Invalid input',
+  ) {
+    super('BAD_USER_INPUT', 'VALIDATION_FAILED', message, { fields });
   }
 
   static of(field: string, reason: ValidationReason): ValidationFailedError {
