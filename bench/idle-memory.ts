@@ -7,12 +7,13 @@ import { ROOT, serviceNodeFlags } from './lib/paths';
 import { processTree } from './lib/processes';
 
 /**
- * `npm run memory:idle [-- <seconds>]`: the memory the service takes when idle, as the README
- * states it. Starts the built service (dist/src/main.js, with package.json's node flags) on a
- * fresh embedded database in a temporary directory, waits until it is ready and then `seconds`
- * (default 40) without requests, and sums RSS and PSS (proportional: shared pages split between
- * the processes sharing them) over the service and every process under it (the embedded
- * PostgreSQL server, its workers, the watchdog shells), from /proc/<pid>/smaps_rollup. Linux only.
+ * `npm run memory:idle [-- <seconds>]`: the memory the service takes when idle, as
+ * docs/operations.md states it. Starts the built service (dist/src/main.js, with package.json's
+ * node flags) on a fresh embedded database in a temporary directory, waits until it is ready and
+ * then `seconds` (default 40) without requests, and sums RSS and PSS (proportional: shared pages
+ * split between the processes sharing them) over the service and every process under it (the
+ * embedded PostgreSQL server, its workers, the watchdog shells), from /proc/<pid>/smaps_rollup.
+ * Linux only.
  */
 
 /** Resident and proportional memory of one process, in bytes; null once it is gone. */

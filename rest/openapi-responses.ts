@@ -5,7 +5,10 @@ import type { JsonObject } from './openapi-schemas';
 
 type CodedStatus = 401 | 403 | 404 | 409;
 
-/** The coded failures of each operation, beyond those every route shares (CONTRACT §2, §4). */
+/**
+ * The coded failures of each operation, beyond those every route shares (docs/rest-contract.md §2,
+ * §4).
+ */
 const failures: Readonly<Record<string, Partial<Record<CodedStatus, readonly string[]>>>> = {
   Register: { 409: ['EMAIL_ALREADY_REGISTERED', 'ACCOUNT_NAME_ALREADY_TAKEN'] },
   Login: { 401: ['INCORRECT_EMAIL_OR_PASSWORD'] },
@@ -231,7 +234,10 @@ export const sharedHeaders: Record<string, JsonObject> = {
   },
 };
 
-/** The Idempotency-Key header every POST takes (CONTRACT §8), referenced from components. */
+/**
+ * The Idempotency-Key header every POST takes (docs/rest-contract.md §8), referenced from
+ * components.
+ */
 export const sharedParameters: Record<string, JsonObject> = {
   IdempotencyKey: {
     name: 'Idempotency-Key',

@@ -36,8 +36,8 @@ export function withNull(schema: JsonObject): JsonObject {
 }
 
 /**
- * A record of the REST facade: every field is always present (CONTRACT §1), so every field is
- * required and an empty optional is `null`; no other field may appear.
+ * A record of the REST facade: every field is always present (docs/rest-contract.md §1), so every
+ * field is required and an empty optional is `null`; no other field may appear.
  */
 export function record(
   description: string | null | undefined,

@@ -2,9 +2,9 @@ import type { GraphQLInputField, GraphQLInputObjectType } from 'graphql';
 
 /**
  * The fields of each GraphQL input object the REST face takes. The wire format is frozen
- * (CONTRACT.md §5; §8 "Time": a meeting made through REST has the defaults of what GraphQL added
- * since), so a field GraphQL gains stays off REST until it is listed here; an input object a
- * route reaches that is not listed stops the start.
+ * (docs/rest-contract.md §5; §8 "Time": a meeting made through REST has the defaults of what
+ * GraphQL added since), so a field GraphQL gains stays off REST until it is listed here; an input
+ * object a route reaches that is not listed stops the start.
  */
 const WIRE_FIELDS: Readonly<Record<string, readonly string[]>> = {
   MeetingInput: [

@@ -1,7 +1,7 @@
 // @ts-check
 'use strict';
 /**
- * `npm run measure:start [-- --fresh]`: the start-up figures the README states, measured here.
+ * `npm run measure:start [-- --fresh]`: the start-up figures CONTRIBUTING.md states, measured here.
  *
  * 1. first start: `npm start` (build included) on an empty embedded data directory, until
  *    GET /health/readiness answers 2xx; with --fresh, dist/ is removed first, as on a fresh clone;

@@ -14,7 +14,7 @@ export function usage(command: string, summary: string): string {
     line += ` ${name}`;
   }
   lines.push(line);
-  return `Usage: ${command}\n\n${summary}\n\nConfigured by environment variables (README.md explains each):\n${lines.join('\n')}\n`;
+  return `Usage: ${command}\n\n${summary}\n\nConfigured by environment variables (docs/operations.md explains each):\n${lines.join('\n')}\n`;
 }
 
 /**

@@ -183,7 +183,7 @@ const schema = z
 
 export type Env = z.infer<typeof schema>;
 
-/** The environment variables the service reads (the README's configuration tables explain each). */
+/** The environment variables the service reads (docs/operations.md's configuration tables explain each). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
 
 /**

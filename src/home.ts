@@ -67,6 +67,27 @@ export function publicAddresses(baseUrl: string): {
   };
 }
 
+/**
+ * The base URL a browser on this machine opens for a service listening at `listenUrl`: an
+ * unspecified address (`0.0.0.0`, `::`: every interface) is no address a browser can open, so it
+ * is shown as `localhost`; any other address as it is.
+ */
+export function browserBaseUrl(listenUrl: string): string {
+  const url = new URL(listenUrl);
+  if (url.hostname === '0.0.0.0' || url.hostname === '[::]') {
+    url.hostname = 'localhost';
+  }
+  return url.origin;
+}
+
+/** What the start log line says: where to open the service, and where it listens. */
+export function startedAt(
+  listenUrl: string,
+): { url: string; listening: string } & ReturnType<typeof publicAddresses> & { graphql: string } {
+  const url = browserBaseUrl(listenUrl);
+  return { url, listening: listenUrl, graphql: `${url}${GRAPHQL_PATH}`, ...publicAddresses(url) };
+}
+
 /** The page: links only (no script, no asset of another origin), styled inline. */
 function page(): string {
   const items = Object.values(PLACES).map(

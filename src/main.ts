@@ -13,7 +13,7 @@ import {
   reportEmbeddedHealth,
 } from './platform/postgres/embedded/health-report';
 import { createLogger } from './platform/observability/logger';
-import { publicAddresses } from './home';
+import { startedAt } from './home';
 import { releaseStartUpMemory } from './runtime-memory';
 
 /** How long liveness answers 503 before the process exits when the embedded database is lost. */
@@ -56,9 +56,8 @@ async function main(): Promise<void> {
   }
   logger.info(
     {
-      url,
-      graphql: `${url}/graphql`,
-      ...publicAddresses(url),
+      // Addresses a browser can open (localhost for 0.0.0.0), and where it listens.
+      ...startedAt(url),
       database: instance.database.kind,
       env: config.env,
     },

@@ -72,7 +72,7 @@ export interface DeliveryCheck {
   missing: number;
   /** Receipts whose signature the endpoint's secret does not verify (Standard Webhooks). */
   badSignatures: number;
-  /** Receipts at an endpoint after one with a later cursor (the README promises commit order). */
+  /** Receipts at an endpoint after one with a later cursor (docs/webhooks.md promises commit order). */
   outOfOrder: number;
 }
 

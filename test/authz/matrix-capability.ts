@@ -3,9 +3,9 @@ import type { SeededMeeting, SeededUser } from '../helpers/seed';
 import type { Caller, MeetingState, World } from './authz-fixtures';
 
 /*
- * What a row of the authorization matrix (matrix.test.ts) is made of: the scene a case runs in,
- * the calls, the outcomes and the checks of an allowed call. The rows live in matrix.test.ts and,
- * for the meeting lifecycle and sessions (CONTRACT.md §7), in matrix-lifecycle-rows.ts and
+ * What a row of the authorization matrix (matrix.test.ts) is made of: the scene a case runs in, the
+ * calls, the outcomes and the checks of an allowed call. The rows live in matrix.test.ts and, for
+ * the meeting lifecycle and sessions (docs/rest-contract.md §7), in matrix-lifecycle-rows.ts and
  * matrix-session-rows.ts.
  */
 

@@ -13,9 +13,10 @@ import {
 } from './matrix-capability';
 
 /*
- * The authorization matrix's rows for the meeting lifecycle after creation (CONTRACT.md §7):
- * GraphQL only, each mutation taking one `input` object. As for every row, the scene's meeting is
- * a fresh pending one of `owner` inviting `participant` (status new); the stranger never sees it.
+ * The authorization matrix's rows for the meeting lifecycle after creation (docs/rest-contract.md
+ * §7): GraphQL only, each mutation taking one `input` object. As for every row, the scene's meeting
+ * is a fresh pending one of `owner` inviting `participant` (status new); the stranger never sees
+ * it.
  */
 
 const forbidden = (code: string) => refused(403, code, 'FORBIDDEN');

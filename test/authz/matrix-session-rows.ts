@@ -4,8 +4,8 @@ import type { TestApp } from '../helpers/test-app';
 import { allowed, type Capability, forEveryone, forMembers } from './matrix-capability';
 
 /*
- * The authorization matrix's rows for sessions and the caller's own account (CONTRACT.md §7):
- * GraphQL only. They act on the caller's own account, or (logout) on the session whose refresh
+ * The authorization matrix's rows for sessions and the caller's own account (docs/rest-contract.md
+ * §7): GraphQL only. They act on the caller's own account, or (logout) on the session whose refresh
  * token is presented, whoever presents it.
  */
 
@@ -118,8 +118,8 @@ export const sessionCapabilities: Capability[] = [
             user.token = setBack.changePassword.tokens.accessToken;
           }
           expect(await signInRefusal(t, user.email, user.password)).toBeNull();
-          // The change ended the session the matrix called with, its access token too (CONTRACT.md
-          // §7); the session it answered goes on.
+          // The change ended the session the matrix called with, its access token too
+          // (docs/rest-contract.md §7); the session it answered goes on.
           expect((await t.gql.error('{ me { id } }', {}, calledWith)).extensions).toEqual({
             code: 'UNAUTHENTICATED',
             reason: 'INVALID_TOKEN',

@@ -66,10 +66,10 @@ import {
 } from './matrix-subscription-rows';
 
 /*
- * The authorization matrix: every REST route of rest/routes.ts and every root field of the
- * GraphQL schema, called by each kind of caller, with the outcome the contract (§3-§5) requires.
- * Each case runs on a fresh meeting of `owner` that invites `participant` (status new). The rows
- * of the meeting lifecycle and of sessions (§7) are in matrix-lifecycle-rows.ts and
+ * The authorization matrix: every REST route of rest/routes.ts and every root field of the GraphQL
+ * schema, called by each kind of caller, with the outcome the REST contract (docs/rest-contract.md
+ * §3-§5) requires. Each case runs on a fresh meeting of `owner` that invites `participant` (status
+ * new). The rows of the meeting lifecycle and of sessions (§7) are in matrix-lifecycle-rows.ts and
  * matrix-session-rows.ts.
  */
 
@@ -1107,7 +1107,7 @@ describe('nested reachability of a hidden meeting', () => {
 
     /** The variables of a probe of a meeting; by default `meetingId`, and `userId` when asked for. */
     type ProbeVariables = (meetingId: string, userId: string) => Record<string, unknown>;
-    /** A lifecycle mutation's probe: its one `input` object (CONTRACT.md §7). */
+    /** A lifecycle mutation's probe: its one `input` object (docs/rest-contract.md §7). */
     const lifecycleProbe = (
       field: string,
       inputType: string,

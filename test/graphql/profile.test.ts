@@ -189,7 +189,7 @@ describe('the password change', () => {
     expect(won).toHaveLength(1);
     // The loser is refused: either it reached the row lock and found the password changed, or
     // (when it was authenticated only after the winner committed) its session had already ended
-    // with the change (contract §7). It never wins.
+    // with the change (docs/rest-contract.md §7). It never wins.
     expect(lost).toHaveLength(1);
     const refusal = lost[0]?.errors?.[0]?.extensions;
     expect([

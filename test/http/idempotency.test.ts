@@ -5,10 +5,10 @@ import { startTestApp, type TestApp } from '../helpers/test-app';
 import { meetingBody } from '../rest/rest-fixtures';
 
 /**
- * Idempotency-Key (CONTRACT §8) on REST POSTs and GraphQL mutations, over real HTTP on a real
- * database: a retry answers the first answer again and writes nothing; a committed write whose
- * answer was lost (its COMMIT acknowledged by the server, the connection gone before the service
- * heard it) is answered with its real success on retry.
+ * Idempotency-Key (docs/rest-contract.md §8) on REST POSTs and GraphQL mutations, over real HTTP on
+ * a real database: a retry answers the first answer again and writes nothing; a committed write
+ * whose answer was lost (its COMMIT acknowledged by the server, the connection gone before the
+ * service heard it) is answered with its real success on retry.
  */
 
 const CREATE_MEETING = `mutation ($meeting: MeetingInput!, $participants: [ParticipantInput!]!) {

@@ -34,6 +34,28 @@ describe('HTTP surface', () => {
     }
   });
 
+  it('tells a GET of /graphql that names no operation (curl) where the IDE is', async () => {
+    const response = await fetch(`${t.url}/graphql`, { headers: { accept: '*/*' } });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = (await response.json()) as { errors: { message: string }[] };
+    expect(body).toEqual({
+      errors: [{ message: expect.any(String), extensions: { code: 'BAD_REQUEST' } }],
+    });
+    expect(body.errors[0]?.message).toMatch(/Open \/graphql in a browser for the IDE/);
+    expect(body.errors[0]?.message).not.toMatch(/CSRF|Cross-Site/i);
+  });
+
+  it('still refuses a GET with an operation a browser form could have sent (CSRF)', async () => {
+    const response = await fetch(`${t.url}/graphql?query=${encodeURIComponent('{ __typename }')}`);
+    expect(response.status).toBe(400);
+    expect(await response.text()).toMatch(/Cross-Site Request Forgery/);
+    const allowed = await fetch(`${t.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, {
+      headers: { 'apollo-require-preflight': 'true' },
+    });
+    expect(await allowed.json()).toEqual({ data: { __typename: 'Query' } });
+  });
+
   it('answers unknown routes with the contract error body', async () => {
     const response = await fetch(`${t.url}/nowhere`);
     expect(response.status).toBe(404);

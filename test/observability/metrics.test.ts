@@ -67,6 +67,43 @@ describe('Prometheus metrics', () => {
         ),
       ).toBe(3);
     });
+
+    it('names the IDE page, its bundle, a plain GET /graphql and the event stream', async () => {
+      const page = await (
+        await fetch(`${t.url}/graphql`, { headers: { accept: 'text/html' } })
+      ).text();
+      const script = /src="(\/graphql\/ide\/[^"]+)"/.exec(page)?.[1];
+      const bundle = await fetch(`${t.url}${script}`);
+      expect(bundle.status).toBe(200);
+      // Read to its end: the request is counted once its answer is done.
+      await bundle.arrayBuffer();
+      expect((await fetch(`${t.url}/graphql`)).status).toBe(400);
+      const stream = await fetch(`${t.url}/graphql/stream`, {
+        method: 'POST',
+        headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'subscription { invitationReceived { id } }' }),
+      });
+      expect(stream.status).toBe(401);
+      await stream.text();
+
+      // A request is counted when its response closes, which may come a moment after its end.
+      let text = '';
+      const count = (labels: string) => sample(text, 'http_request_duration_seconds_count', labels);
+      for (let tries = 0; tries < 20; tries += 1) {
+        text = await (await fetch(`${t.url}/metrics`)).text();
+        if (count('{method="POST",route="/graphql/stream",status="401"}') !== undefined) {
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(count('{method="GET",route="/graphql (IDE)",status="200"}')).toBe(1);
+      expect(count('{method="GET",route="/graphql/ide/:stamp/*",status="200"}')).toBe(1);
+      expect(count('{method="GET",route="/graphql",status="400"}')).toBe(1);
+      expect(count('{method="POST",route="/graphql/stream",status="401"}')).toBe(1);
+      // None of them is counted as a path nothing serves.
+      expect(count('{method="GET",route="unmatched",status="200"}')).toBeUndefined();
+      expect(count('{method="POST",route="unmatched",status="401"}')).toBeUndefined();
+    });
   });
 
   it('can be moved to a port of its own', async () => {

@@ -5,7 +5,7 @@ export const CONTRACT_STATUSES = new Set([
   200, 201, 204, 400, 401, 403, 404, 409, 413, 415, 422, 429,
 ]);
 
-/** The REASON vocabulary of `VALIDATION_<FIELD>_<REASON>` (CONTRACT.md §2). */
+/** The REASON vocabulary of `VALIDATION_<FIELD>_<REASON>` (docs/rest-contract.md §2). */
 export const VALIDATION_REASONS = [
   'REQUIRED',
   'TOO_SHORT',

@@ -15,10 +15,10 @@ import { createTestDatabase, type TestDatabase } from '../helpers/test-database'
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 /*
- * Sessions end when they are ended (contract §7): logout, a password change, deactivation and
- * refresh-token reuse end the session's access tokens, refused within a second on every instance,
- * and close its open subscriptions (WebSocket and event stream) with 4403. Two instances, on
- * different ports, share one database and one signing secret.
+ * Sessions end when they are ended (docs/rest-contract.md §7): logout, a password change,
+ * deactivation and refresh-token reuse end the session's access tokens, refused within a second on
+ * every instance, and close its open subscriptions (WebSocket and event stream) with 4403. Two
+ * instances, on different ports, share one database and one signing secret.
  */
 
 const LOGIN = `mutation ($username: String!, $password: String!) {

@@ -15,7 +15,7 @@ describe('the production install (npm ci --omit=dev)', () => {
   it('holds no dev tool: no locked package is devOptional', () => {
     // npm marks a package devOptional when it is a dev dependency and also an optional
     // (peer) dependency of a production one; `--omit=dev` then installs it (npm/cli#6282),
-    // as it did TypeScript (23 MB) through graphile-worker's cosmiconfig 8 (see README).
+    // as it did TypeScript (23 MB) through graphile-worker's cosmiconfig 8 (see docs/operations.md).
     const kept = Object.entries(lock.packages)
       .filter(([, entry]) => entry.devOptional === true)
       .map(([path]) => path);

@@ -66,6 +66,16 @@ describe('webhook targets without WEBHOOK_ALLOW_PRIVATE_NETWORKS', () => {
     }
   });
 
+  it('says which setting allows a private address when it refuses one', async () => {
+    const refused = await t.gql.error(
+      CREATE,
+      { input: { url: 'http://127.0.0.1:9000/hook', eventTypes: ['meeting.updated'] } },
+      owner.token,
+    );
+    expect(refused.extensions).toMatchObject({ fields: { url: 'PRIVATE_ADDRESS' } });
+    expect(refused.message).toContain('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true');
+  });
+
   it('checks a name on the address it resolves to when sending: localhost gets nothing', async () => {
     const hook = await Receiver.start();
     try {

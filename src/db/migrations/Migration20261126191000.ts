@@ -1,14 +1,14 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Idempotency keys (CONTRACT §8, src/platform/sql/idempotency-keys.ts): one row per key a caller
- * sent with a write, kept 24 hours. `scope` is the caller (`user <id>`, or for a request without
- * a valid token `anonymous <METHOD> <route>`); `fingerprint` the SHA-256 of the request. While the
- * first request runs, `owner` names its attempt; every transaction it commits marks the row
- * `committed` in that same transaction and keeps its result in `results`, so a write that
- * committed always leaves a committed row, even when its answer was lost. A finished answer is
- * kept in `status`, `headers` and `body` (`done`). `unanswered`: a write committed but its
- * request answered a failure; the next retry rebuilds the answer without writing again.
+ * Idempotency keys (docs/rest-contract.md §8, src/platform/sql/idempotency-keys.ts): one row per
+ * key a caller sent with a write, kept 24 hours. `scope` is the caller (`user <id>`, or for a
+ * request without a valid token `anonymous <METHOD> <route>`); `fingerprint` the SHA-256 of the
+ * request. While the first request runs, `owner` names its attempt; every transaction it commits
+ * marks the row `committed` in that same transaction and keeps its result in `results`, so a write
+ * that committed always leaves a committed row, even when its answer was lost. A finished answer is
+ * kept in `status`, `headers` and `body` (`done`). `unanswered`: a write committed but its request
+ * answered a failure; the next retry rebuilds the answer without writing again.
  */
 export class Migration20261126191000 extends Migration {
   override async up(): Promise<void> {

@@ -19,9 +19,9 @@ export interface BusyMeeting extends Timing {
 const BUSY_STATES = [MeetingStatus.PENDING, MeetingStatus.CONFIRMED];
 
 /**
- * The meetings that keep some of the users busy between two instants, with whom they keep and
- * their changed occurrences, in one statement: the users' accepted participations (an owner is
- * always an accepted participant, CONTRACT.md §5), each meeting looked up by its key and kept if
+ * The meetings that keep some of the users busy between two instants, with whom they keep and their
+ * changed occurrences, in one statement: the users' accepted participations (an owner is always an
+ * accepted participant, docs/rest-contract.md §5), each meeting looked up by its key and kept if
  * its span (the whole series) overlaps the time, or one of its occurrences was moved into it.
  * Starting from the users is the selective side: a few users' participations (hundreds for the
  * busiest of the bench's 100,000) against every meeting of a window; left to itself, the planner

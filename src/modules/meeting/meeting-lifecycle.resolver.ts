@@ -20,9 +20,9 @@ import {
 } from './meeting-lifecycle.types';
 
 /*
- * The meeting lifecycle after creation (CONTRACT.md §7). For every mutation: a meeting the caller
- * cannot see is NOT_FOUND/MEETING_NOT_FOUND; a cancelled or completed one is CONFLICT/MEETING_CLOSED
- * unless said otherwise.
+ * The meeting lifecycle after creation (docs/rest-contract.md §7). For every mutation: a meeting
+ * the caller cannot see is NOT_FOUND/MEETING_NOT_FOUND; a cancelled or completed one is
+ * CONFLICT/MEETING_CLOSED unless said otherwise.
  */
 @Resolver()
 export class MeetingLifecycleResolver {

@@ -78,8 +78,8 @@ function requireOpen(meeting: MeetingRecord): void {
 
 /**
  * The meeting lifecycle after creation: edit, reschedule, cancel, complete, remove and leave
- * (CONTRACT.md §7). Each change runs in a transaction holding the meeting's row lock, so changes
- * and answers to one meeting take turns.
+ * (docs/rest-contract.md §7). Each change runs in a transaction holding the meeting's row lock, so
+ * changes and answers to one meeting take turns.
  */
 export class MeetingLifecycleService {
   constructor(

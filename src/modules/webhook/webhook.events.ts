@@ -13,5 +13,5 @@ export function webhookEventType(kind: MeetingEventKind): string {
   return `meeting.${kind.toLowerCase()}`;
 }
 
-/** How the README and the schema list them. */
+/** How docs/webhooks.md and the schema list them. */
 export const EVENT_TYPES_TEXT = WEBHOOK_EVENT_TYPES.join(', ');

@@ -14,6 +14,11 @@ import { WEBHOOK_LIMITS } from './webhook.limits';
 import { newWebhookSecret } from './webhook.signing';
 import type { EndpointChanges, WebhookEndpointRecord } from './webhook.store';
 
+/** Why a URL at a private address is refused, and the setting that allows it. */
+const PRIVATE_ADDRESS_MESSAGE =
+  'The URL names a private, loopback or link-local address, which webhooks call only when the ' +
+  'service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on your own network)';
+
 /** What endpoints may be, and how their secrets are kept. */
 export interface WebhookPolicy {
   secrets: SecretBox;
@@ -48,6 +53,9 @@ export class WebhookService {
       allowPrivate: this.policy.allowPrivateNetworks,
       requireHttps: this.policy.requireHttps,
     });
+    if (problem === 'PRIVATE_ADDRESS') {
+      throw new ValidationFailedError({ url: problem }, PRIVATE_ADDRESS_MESSAGE);
+    }
     if (problem) {
       throw ValidationFailedError.of('url', problem);
     }

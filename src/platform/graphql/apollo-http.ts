@@ -1,6 +1,46 @@
 import type { ApolloServer, BaseContext, HTTPGraphQLRequest } from '@apollo/server';
 import { HeaderMap } from '@apollo/server';
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
+import { nameRoute } from '../observability/request-tracking';
+
+/** What a GET of the endpoint may name an operation with (GraphQL over HTTP, APQ, documentId). */
+const OPERATION_PARAMETERS = ['query', 'extensions', 'documentId'];
+
+/** The media types Apollo weighs when it decides whether a GET wants its landing page. */
+const ANSWER_TYPES = ['application/json', 'application/graphql-response+json', 'text/html'];
+
+/**
+ * A GET of the endpoint that names no operation and does not ask for HTML, such as
+ * `curl localhost:8000/graphql`: it could run nothing, so rather than Apollo's refusal of a
+ * possible cross-site request (which it is not: such a GET with a query is still refused so), it
+ * is told what the endpoint is and where the IDE is.
+ */
+function namesNoOperation(req: Request, search: string): boolean {
+  if (req.method !== 'GET' || req.accepts(ANSWER_TYPES) === 'text/html') {
+    return false;
+  }
+  const parameters = new URLSearchParams(search);
+  return !OPERATION_PARAMETERS.some((name) => parameters.has(name));
+}
+
+function signpost(req: Request, res: Response): void {
+  const endpoint = req.baseUrl || '/';
+  const body = JSON.stringify({
+    errors: [
+      {
+        message:
+          `This is the GraphQL endpoint. Open ${endpoint} in a browser for the IDE (GraphiQL); ` +
+          'to run an operation, POST a JSON body {"query": "..."} with content-type: ' +
+          'application/json.',
+        extensions: { code: 'BAD_REQUEST' },
+      },
+    ],
+  });
+  res.statusCode = 400;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('content-length', Buffer.byteLength(body));
+  res.end(body);
+}
 
 /**
  * Apollo Server's HTTP handler on Express, in place of `@as-integrations/express5`, which does the
@@ -26,16 +66,28 @@ export function apolloHandler<Context extends BaseContext>(
       }
     }
     const query = req.url.indexOf('?');
+    const search = query < 0 ? '' : req.url.slice(query);
+    if (namesNoOperation(req, search)) {
+      nameRoute(req.baseUrl);
+      signpost(req, res);
+      return;
+    }
     const request: HTTPGraphQLRequest = {
       method: req.method.toUpperCase(),
       headers,
-      search: query < 0 ? '' : req.url.slice(query),
+      search,
       body: req.body as unknown,
     };
     const response = await server.executeHTTPGraphQLRequest({
       httpGraphQLRequest: request,
       context: () => context(req),
     });
+    // An operation has named the request already; what runs none is the IDE page, or a refusal.
+    nameRoute(
+      response.headers.get('content-type')?.startsWith('text/html')
+        ? `${req.baseUrl} (IDE)`
+        : req.baseUrl,
+    );
     for (const [name, value] of response.headers) {
       res.setHeader(name, value);
     }

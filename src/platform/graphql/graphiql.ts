@@ -2,6 +2,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import express, { type RequestHandler, type Router } from 'express';
 import { assetFiles, builtAssets, NOT_BUILT } from '../http/built-assets';
 import { notFound } from '../http/http-errors';
+import { nameRoute } from '../observability/request-tracking';
 
 /** Where the IDE's scripts, styles and workers are served, below the GraphQL endpoint. */
 export const IDE_ASSETS_PATH = '/graphql/ide';
@@ -74,6 +75,11 @@ export interface GraphiqlIde {
 
 export function graphiqlIde(endpoint: string): GraphiqlIde {
   const router = express.Router();
+  // One label for every file of the bundle: the stamp and the names are no route of their own.
+  router.use((_req, _res, next) => {
+    nameRoute(`${IDE_ASSETS_PATH}/:stamp/*`);
+    next();
+  });
   const bundle = builtAssets('graphiql');
   if (bundle) {
     router.use(`/${bundle.stamp}`, assetFiles(bundle, { immutable: true }));

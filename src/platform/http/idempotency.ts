@@ -7,11 +7,11 @@ import { IdempotencyKeyError } from '../shared/errors';
 import type { ClaimOutcome, IdempotencyKeys, KeptAnswer, KeyClaim } from '../sql/idempotency-keys';
 
 /**
- * Idempotency-Key (CONTRACT §8, draft-ietf-httpapi-idempotency-key-header) on every REST POST
- * and every GraphQL mutation. Each face says what makes a request keyed and what makes two
- * requests the same one (rest/idempotent.ts, src/platform/graphql/idempotency-http.ts); this
- * file claims the key, answers a kept answer again, and keeps the answer of the request that
- * ran. A request without the header never reaches it.
+ * Idempotency-Key (docs/rest-contract.md §8, draft-ietf-httpapi-idempotency-key-header) on every
+ * REST POST and every GraphQL mutation. Each face says what makes a request keyed and what makes
+ * two requests the same one (rest/idempotent.ts, src/platform/graphql/idempotency-http.ts); this
+ * file claims the key, answers a kept answer again, and keeps the answer of the request that ran. A
+ * request without the header never reaches it.
  */
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';

@@ -5,6 +5,7 @@ import { createHandler } from 'graphql-sse/lib/use/express';
 import type { RequestHandler } from 'express';
 import type { LiveOperations } from './live-operations';
 import { isRefusal, type LiveSessions, type Refusal } from './live-sessions';
+import { nameRoute } from '../observability/request-tracking';
 
 /** The cursor of the event each stream is about to write. */
 const pendingId = new WeakMap<object, string>();
@@ -62,6 +63,7 @@ export function sseHandler<N extends LoggedChange>(
         : undefined,
   });
   return (req, res, next) => {
+    nameRoute(SSE_PATH);
     const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
     // graphql-sse writes each message whole; a `next` one is sent with the cursor it carries.
     res.write = ((chunk: unknown, ...rest: unknown[]) => {

@@ -73,6 +73,18 @@ export function requestTracking(options: {
   };
 }
 
+/**
+ * Names the request's route in its log line and duration metric (a pattern, never a URL with its
+ * secrets or query), unless a step that knows it better has named it already. Requests nothing
+ * names are `unmatched`.
+ */
+export function nameRoute(route: string): void {
+  const scope = currentRequest();
+  if (scope && scope.route === undefined) {
+    scope.route = route;
+  }
+}
+
 /** Lifts the request's deadline: for a request that becomes a long-lived stream (SSE). */
 export const withoutDeadline: RequestHandler = (_req, _res, next) => {
   const scope = currentRequest();

@@ -1,6 +1,9 @@
 import { GraphQLError } from 'graphql';
 
-/** The GraphQL error categories of the contract (section 6), carried in `extensions.code`. */
+/**
+ * The GraphQL error categories of the REST contract (docs/rest-contract.md §6), carried in
+ * `extensions.code`.
+ */
 export type ErrorCategory =
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
@@ -82,8 +85,12 @@ export class ConflictError extends AppError {
 }
 
 export class ValidationFailedError extends AppError {
-  constructor(readonly fields: FieldErrors) {
-    super('BAD_USER_INPUT', 'VALIDATION_FAILED', 'Invalid input', { fields });
+  /** `message` may say more than the fields do, such as what would allow the value. */
+  constructor(
+    readonly fields: FieldErrors,
+    message = 'Invalid input',
+  ) {
+    super('BAD_USER_INPUT', 'VALIDATION_FAILED', message, { fields });
   }
 
   static of(field: string, reason: ValidationReason): ValidationFailedError {
@@ -175,7 +182,7 @@ export class QueryTooLargeError extends AppError {
   }
 }
 
-/** Why an `Idempotency-Key` was refused (CONTRACT §8). */
+/** Why an `Idempotency-Key` was refused (docs/rest-contract.md §8). */
 export type IdempotencyRefusal =
   | 'IDEMPOTENCY_KEY_INVALID'
   | 'IDEMPOTENCY_KEY_REUSED'
