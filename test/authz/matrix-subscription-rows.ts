@@ -3,6 +3,7 @@ import type { SeededUser } from '../helpers/seed';
 import {
   LiveClient,
   waitForActiveSubscriptions,
+  waitForSettledChanges,
   waitForSubscriptions,
 } from '../helpers/live-client';
 import type { World } from './authz-fixtures';
@@ -42,6 +43,10 @@ export async function performSubscription(
   token: string | undefined,
   trigger: () => Promise<void>,
 ): Promise<SubscriptionOutcome> {
+  // A subscription begins after the newest settled change: while a transaction of another
+  // database on the server (another test file's) holds the horizon back, it would hear the
+  // scene's own earlier changes first.
+  await waitForSettledChanges(world.t.instance, WAIT_MS);
   const client = LiveClient.open(world.t.url, token);
   try {
     if (!(await client.acknowledged)) {

@@ -1,9 +1,11 @@
 import type { FormattedExecutionResult } from 'graphql';
 import { type Client, createClient } from 'graphql-ws';
+import { Client as PgClient } from 'pg';
 import WebSocket from 'ws';
 
 type ExecutionResult<T> = FormattedExecutionResult<T, unknown>;
 import type { AppInstance } from '../../src/app';
+import { SETTLED } from '../../src/platform/live/change-log';
 
 /** How a socket ended: its close code and reason. */
 export interface Closed {
@@ -162,5 +164,34 @@ export async function waitForActiveSubscriptions(
       throw new Error(`${active} subscriptions still running after ${ms} ms`);
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * Waits until every change `instance`'s database has logged is settled: no transaction still
+ * running on the server can precede it (the server's snapshot horizon is past it). Only then does
+ * a subscription starting now begin after them, and may the log be pruned of them. The horizon
+ * is the server's, not the database's: a transaction of another database on the same server
+ * (another test file's, when files run in parallel) holds it back too.
+ */
+export async function waitForSettledChanges(instance: AppInstance, ms = 5_000): Promise<void> {
+  const admin = new PgClient({ connectionString: instance.database.url });
+  await admin.connect();
+  try {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const { rows } = await admin.query<{ pending: boolean }>(
+        `select exists (select 1 from "change_log" c where not (${SETTLED})) as "pending"`,
+      );
+      if (!rows[0]?.pending) {
+        return;
+      }
+      if (Date.now() > deadline) {
+        throw new Error(`changes logged still unsettled after ${ms} ms`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    await admin.end();
   }
 }

@@ -1,6 +1,10 @@
 import { Client } from 'pg';
 import { ChangeLogStore, compareCursors as compare } from '../../src/platform/live/change-log';
-import { useLiveClients, waitForSubscriptions } from '../helpers/live-client';
+import {
+  useLiveClients,
+  waitForSettledChanges,
+  waitForSubscriptions,
+} from '../helpers/live-client';
 import type { SeededUser } from '../helpers/seed';
 import { startSecondInstance, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -238,7 +242,8 @@ describe('the change log behind live events', () => {
     const old = (first?.data as MeetingEvents).meetingEvents.cursor;
     events.dispose();
     await rename(meeting.id, 'Also forgotten');
-    // Everything settled so far is past its retention.
+    // Everything logged so far is past its retention, once settled (only settled changes go).
+    await waitForSettledChanges(a.instance);
     const pruned = await new ChangeLogStore(a.instance.database.orm.em.fork()).prune(
       new Date(Date.now() + 60_000),
     );
