@@ -12,7 +12,7 @@ import {
   sendAcceptEncoding,
 } from './lib/scenarios';
 import type { Summary } from './lib/stats';
-import { buildRef, workingTreeBuild } from './run/ab-build';
+import { buildRef, runtimeBuilds, workingTreeBuild } from './run/ab-build';
 import { abMode } from './run/ab-mode';
 import { checkEquality, type Statements } from './run/equality';
 import { countPass, passSummary, timePass } from './run/event-passes';
@@ -62,13 +62,17 @@ async function main(argv: readonly string[]): Promise<void> {
   sendAcceptEncoding(options.acceptEncoding);
   const started = Date.now();
   ensureBuilt(options);
-  const refBuild = options.against ? buildRef(options.against) : null;
+  const builds = options.againstNode
+    ? runtimeBuilds(options.againstNode)
+    : options.against
+      ? { a: buildRef(options.against), b: workingTreeBuild() }
+      : null;
   const mode = options.quick ? 'quick' : 'full';
 
   const { dbUrl, spec } = await chooseData(options);
 
-  if (refBuild) {
-    await abMode(options, { a: refBuild, b: workingTreeBuild() }, { dbUrl, spec }, started);
+  if (builds) {
+    await abMode(options, builds, { dbUrl, spec }, started);
     return;
   }
 

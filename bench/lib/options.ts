@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { isPass, type LoadKey, SCENARIOS, type ScenarioKey } from './scenarios';
 
@@ -25,8 +26,13 @@ export interface BenchOptions {
   acceptEncoding: string | null;
   /** Also measure PostGraphile v5 on the meeting (installed into bench/peers/ on demand). */
   peers: boolean;
-  /** A/B mode: this git ref (build A) against the working tree (build B), round by round. */
+  /**
+   * A/B mode: this git ref (build A) against the working tree (build B), round by round; with
+   * --against-node, `node-<version>` (the report's name).
+   */
   against: string | null;
+  /** A/B of runtimes: the working tree on this Node.js binary (A) and on the bench's own (B). */
+  againstNode: string | null;
 }
 
 /** `text` in lines of at most `width` characters, each indented by `indent` spaces. */
@@ -81,9 +87,20 @@ ${wrapped(SCENARIOS.map((s) => s.key).join(', '), 26, 100)}
                           (A) and the working tree (B) in turn against the same database and
                           baseline; checks both answer the same bytes, writes
                           bench/results/ab-<ref>.md (B ÷ A per scenario, with the rounds' spread)
+  --against-node <node>   A/B of runtimes: the working tree run by that Node.js binary (A) and by
+                          the bench's own (B), as --against does; writes ab-node-<version>.md
   -h, --help              this help`;
 
 export class UsageError extends Error {}
+
+/** The version a Node.js binary reports (`v24.22.3`), or a usage error that says why not. */
+export function nodeVersionOf(node: string): string {
+  const probe = spawnSync(node, ['--version'], { encoding: 'utf8' });
+  if (probe.status !== 0) {
+    throw new UsageError(`--against-node ${node}: not a Node.js binary that runs here`);
+  }
+  return probe.stdout.trim();
+}
 
 const KEYS = new Set<string>(SCENARIOS.map((s) => s.key));
 
@@ -178,6 +195,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
         'accept-encoding': { type: 'string' },
         peers: { type: 'boolean' },
         against: { type: 'string' },
+        'against-node': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -188,7 +206,12 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     return 'help';
   }
   const quick = values.quick ?? false;
-  const against = values.against ?? null;
+  const againstNode = values['against-node'] ?? null;
+  if (againstNode !== null && values.against !== undefined) {
+    throw new UsageError('--against and --against-node: one A/B at a time');
+  }
+  const against =
+    againstNode !== null ? `node-${nodeVersionOf(againstNode)}` : (values.against ?? null);
   if (against !== null && (values.profile || values['events-only'] || values.peers)) {
     throw new UsageError(
       '--against measures the scenarios only: not with --profile, --events-only or --peers',
@@ -222,5 +245,6 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     acceptEncoding: values['accept-encoding'] ?? null,
     peers: values.peers ?? false,
     against,
+    againstNode,
   };
 }

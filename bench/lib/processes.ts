@@ -11,6 +11,8 @@ export interface Server extends ServiceProcess {
 export async function startServer(options: {
   name: string;
   script: string;
+  /** The Node.js binary (default: the bench's own). */
+  execPath?: string;
   nodeArgs?: string[];
   cwd: string;
   env: Record<string, string>;

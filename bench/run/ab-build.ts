@@ -1,6 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { nodeVersionOf } from '../lib/options';
 import { ROOT } from '../lib/paths';
 import { log } from './progress';
 
@@ -20,6 +21,8 @@ export interface Build {
   buildCommand: string;
   /** Files of src/, rest/ and package.json with uncommitted changes (the working tree only). */
   changes: string[];
+  /** The Node.js binary that runs it, when not the bench's own (--against-node). */
+  node?: string;
 }
 
 function git(args: readonly string[], trim = true): string {
@@ -97,6 +100,18 @@ export function buildRef(ref: string): Build {
   }
   writeFileSync(marker, commit);
   return { label: short, root: dir, buildCommand: buildCommand(dir), changes: [] };
+}
+
+/**
+ * The two builds of a runtime A/B: the working tree's own build, run by the Node.js binary `node`
+ * (A) and by the bench's own (B).
+ */
+export function runtimeBuilds(node: string): { a: Build; b: Build } {
+  const tree = workingTreeBuild();
+  return {
+    a: { ...tree, node, label: `${tree.label} on Node ${nodeVersionOf(node)}` },
+    b: { ...tree, label: `${tree.label} on Node ${process.version}` },
+  };
 }
 
 /** Build B: the working tree as it is (`npm run build` has just compiled it into dist/). */

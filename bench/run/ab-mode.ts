@@ -18,10 +18,15 @@ import { startBaseline, startService } from './targets';
 import { measure, noRuns } from './timed-runs';
 
 // --against <ref>: build A (the ref) and build B (the working tree) in turn, scenario by scenario,
-// on the same database and beside the same baseline; B ÷ A per round.
+// on the same database and beside the same baseline; B ÷ A per round. --against-node <node>: A is
+// the working tree on that Node.js, B the same on the bench's own.
 
 const startBuild = (dbUrl: string, build: Build, side: 'A' | 'B', logLevel: 'info' | 'warn') =>
-  startService(dbUrl, logLevel, { root: build.root, name: `${side} (${build.label})` });
+  startService(dbUrl, logLevel, {
+    root: build.root,
+    name: `${side} (${build.label})`,
+    ...(build.node && { execPath: build.node }),
+  });
 
 /** The file name of a ref: ab-<ref>.md, with what a file name cannot hold replaced. */
 export const abFileName = (ref: string): string => `ab-${ref.replace(/[^\w.-]+/g, '-')}.md`;

@@ -53,6 +53,8 @@ export function startService(
     env?: Record<string, string>;
     /** Another build's repository or worktree (--against), with its own flags and dist/. */
     root?: string;
+    /** Another Node.js binary (--against-node). */
+    execPath?: string;
     name?: string;
   } = {},
 ): Promise<Server> {
@@ -60,6 +62,7 @@ export function startService(
   return startServer({
     name: options.name ?? 'service',
     script: join(root, options.script ?? 'dist/src/main.js'),
+    ...(options.execPath && { execPath: options.execPath }),
     nodeArgs: [...serviceNodeFlags(root), ...(options.nodeArgs ?? [])],
     cwd: root,
     env: { ...commonEnv(dbUrl), LOG_LEVEL: logLevel, ...serviceEnvOverrides, ...options.env },

@@ -47,6 +47,8 @@ export interface ServiceProcessOptions {
    * group of its own that signals go to, as a terminal's Ctrl-C reaches a command and its children.
    */
   command?: readonly string[];
+  /** The Node.js binary that runs the script (default: the one running this process). */
+  execPath?: string;
   /** Arguments of `node` before the script, e.g. `['--cpu-prof']`. */
   nodeArgs?: readonly string[];
   /** A command the process runs under, e.g. `['strace', '-f', '-o', file]`. */
@@ -88,7 +90,11 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
   const url = `http://127.0.0.1:${port}`;
   const [command, ...args] = [
     ...(options.prefix ?? []),
-    ...(options.command ?? [process.execPath, ...(options.nodeArgs ?? []), options.script]),
+    ...(options.command ?? [
+      options.execPath ?? process.execPath,
+      ...(options.nodeArgs ?? []),
+      options.script,
+    ]),
   ];
   const spawnedAt = performance.now();
   const child = spawn(command as string, args, {

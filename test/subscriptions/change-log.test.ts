@@ -62,6 +62,34 @@ describe('the change log behind live events', () => {
     a.gql.data(UPDATE, { input: { meetingId, title } }, owner.token);
   const titles = (events: Event[]) => events.map((event) => event.meeting.title);
 
+  it('begins after every change committed before it, while a transaction elsewhere on the server holds the horizon back', async () => {
+    const meeting = await a.seed.meeting(owner).inviting(guest).create();
+    await waitForSettledChanges(a.instance);
+    // A transaction with an id, open on the server: no change committed after it began is
+    // settled until it ends (another database's would do the same; this one is the test's).
+    const holder = new Client({ connectionString: a.instance.database.url });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select pg_current_xact_id()');
+      await rename(meeting.id, 'Before the subscription');
+      const events = connect(a.url, guest.token).subscribe<MeetingEvents>(MEETING_EVENTS, {
+        meetingId: meeting.id,
+      });
+      await waitForSubscriptions(a.instance, 1);
+      await rename(meeting.id, 'After the subscription');
+      await holder.query('commit');
+      const [first] = await events.received(1);
+      expect((first?.data as MeetingEvents).meetingEvents).toMatchObject({
+        kind: 'UPDATED',
+        meeting: { title: 'After the subscription' },
+      });
+      events.dispose();
+    } finally {
+      await holder.end();
+    }
+  });
+
   it('resumes after the last cursor: exactly the 20 events missed, in order, then live ones', async () => {
     const meeting = await a.seed.meeting(owner).inviting(guest).create();
     const first = connect(b.url, guest.token).subscribe<MeetingEvents>(MEETING_EVENTS, {
@@ -132,6 +160,9 @@ describe('the change log behind live events', () => {
         outsider.token,
       );
     }
+    // A page ends where the changes are settled: until then, a transaction of another database
+    // on the server (another test file's) may hold some of them back.
+    await waitForSettledChanges(a.instance);
     const paged: Event[] = [];
     let after: string | null = from;
     for (let pages = 0; pages < 10; pages += 1) {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { LiveMetrics } from '../observability/metrics';
-import { ChangeFeed } from './change-feed';
+import { ChangeFeed, type StartingPoint } from './change-feed';
 import type { LoggedChange } from './change-log';
 import { EventHub } from './event-hub';
 import { NoticeListener } from './notice-listener';
@@ -21,8 +21,8 @@ export interface ChangeDelivery<N extends LoggedChange> {
   hub: EventHub<N>;
   /** The cursor of the last change delivered here: a subscriber resuming replays up to it. */
   delivered(): string;
-  /** Where a subscription starting now begins: after the newest settled change. */
-  startingPoint(): Promise<string>;
+  /** Where a subscription starting now begins: after the changes committed before it began. */
+  startingPoint(): Promise<StartingPoint>;
   close(): Promise<void>;
 }
 
@@ -83,7 +83,7 @@ export async function startChangeDelivery<N extends LoggedChange>(
   return {
     hub,
     delivered: () => started.position,
-    startingPoint: () => started.newestSettled(),
+    startingPoint: () => started.startingPoint(),
     async close() {
       if (pruning) {
         clearInterval(pruning);

@@ -48,6 +48,24 @@ const NEWEST_SETTLED = numbered(
   `select c."tx"::text as "tx", c."position"::text as "position" from "change_log" c ` +
     `where ${SETTLED} order by c."tx" desc, c."position" desc limit 1`,
 );
+/**
+ * In one snapshot: the newest settled change, and every change after it that has committed all
+ * the same (the horizon is the server's: any transaction on it, of any database, holds it back).
+ */
+const START = numbered(
+  `(select c."tx"::text as "tx", c."position"::text as "position", true as "settled" ` +
+    `from "change_log" c where ${SETTLED} order by c."tx" desc, c."position" desc limit 1) ` +
+    `union all (select c."tx"::text, c."position"::text, false from "change_log" c ` +
+    `where not (${SETTLED}))`,
+);
+
+/** Where a subscription starting now begins (see {@link ChangeFeed.startingPoint}). */
+export interface StartingPoint {
+  /** The newest settled change: nothing at or before it is the subscription's to hear. */
+  after: string;
+  /** The changes after `after` already committed when it began: not its to hear either. */
+  committed: ReadonlySet<string>;
+}
 
 /**
  * This instance's reader of the change log: from where it stood when it started, it delivers
@@ -77,15 +95,22 @@ export class ChangeFeed {
   }
 
   /**
-   * The cursor of the newest change no running transaction can precede: what a subscription
-   * starting now has already missed (it hears what comes after). The feed's own position, if the
+   * What a subscription starting now has already missed (it hears what comes after): the changes
+   * up to the newest one no running transaction can precede, and those after it that have
+   * committed. A change that commits later may still take a place before one of those (its
+   * transaction began earlier), so the start is not one cursor. The feed's own position, if the
    * log cannot be read.
    */
-  async newestSettled(): Promise<string> {
+  async startingPoint(): Promise<StartingPoint> {
     try {
-      return await this.queryNewest();
+      const rows = await this.options.query(START, []);
+      const settled = rows.find((row) => row['settled'] === true);
+      return {
+        after: settled ? cursorOfRow(settled) : LOG_START,
+        committed: new Set(rows.filter((row) => row['settled'] !== true).map(cursorOfRow)),
+      };
     } catch {
-      return this.#position;
+      return { after: this.#position, committed: new Set() };
     }
   }
 

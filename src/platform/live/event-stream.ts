@@ -1,3 +1,4 @@
+import type { StartingPoint } from './change-feed';
 import { compareCursors } from './change-log';
 
 /** What a mapping answers to end the stream (the subscriber may no longer see its events). */
@@ -27,9 +28,10 @@ export interface EventStreamOptions<T, N> {
   resume?: Resume<N> & { upTo: string };
   /**
    * For a stream without `resume`: where it starts (a change made before it began, still on its
-   * way to this instance when it began, is not its to hear). Notices at or before it are dropped.
+   * way to this instance when it began, is not its to hear). Notices at or before it, and those
+   * already committed when it began, are dropped.
    */
-  startAfter?: Promise<string>;
+  startAfter?: Promise<StartingPoint>;
 }
 
 /**
@@ -43,7 +45,7 @@ export class EventStream<T, N extends { cursor: string }> implements AsyncIterab
   private replayed: N[] = [];
   private replayFrom: string | null;
   /** Where the stream starts, once known (see `startAfter`). */
-  private floor: string | null = null;
+  private floor: StartingPoint | null = null;
   private waiting: ((notice: N | null) => void) | null = null;
   private ended = false;
   private readonly stopListening: () => void;
@@ -53,8 +55,13 @@ export class EventStream<T, N extends { cursor: string }> implements AsyncIterab
     this.stopListening = options.listen((notice) => this.push(notice));
   }
 
+  /** Whether a notice came before the stream began (see `startAfter`). */
+  private beforeStart(notice: N, floor: StartingPoint): boolean {
+    return compareCursors(notice.cursor, floor.after) <= 0 || floor.committed.has(notice.cursor);
+  }
+
   private push(notice: N): void {
-    if (this.ended || (this.floor !== null && compareCursors(notice.cursor, this.floor) <= 0)) {
+    if (this.ended || (this.floor !== null && this.beforeStart(notice, this.floor))) {
       return;
     }
     if (this.waiting) {
@@ -83,7 +90,7 @@ export class EventStream<T, N extends { cursor: string }> implements AsyncIterab
     }
     const floor = await this.options.startAfter;
     this.floor = floor;
-    const kept = this.queue.filter((notice) => compareCursors(notice.cursor, floor) > 0);
+    const kept = this.queue.filter((notice) => !this.beforeStart(notice, floor));
     this.queue.splice(0, this.queue.length, ...kept);
   }
 
