@@ -15,10 +15,11 @@ const MODULE_FOUNDATIONS = {
   follow: ['user'],
   meeting: ['user'],
   auth: ['user'],
+  'meeting-events': ['user', 'meeting'],
   node: ['user', 'meeting', 'follow'],
   availability: ['user', 'meeting'],
   calendar: ['user', 'meeting'],
-  webhook: ['user', 'meeting'],
+  webhook: ['user', 'meeting', 'meeting-events'],
 };
 
 /** Which platform folders each platform folder may import from. */
@@ -32,6 +33,7 @@ const PLATFORM_FOUNDATIONS = {
   graphql: ['shared', 'observability', 'sql', 'auth', 'http'],
   live: ['shared', 'observability', 'sql', 'auth', 'graphql'],
   jobs: ['shared', 'observability'],
+  composition: ['shared', 'observability', 'sql'],
 };
 
 const up = (name, from, to, comment) => ({

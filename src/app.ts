@@ -14,12 +14,13 @@ import { DEFAULT_ISSUER, TokenService, tokenSubject } from './platform/auth/toke
 import type { Config } from './config';
 import {
   type AppDependencies,
+  type Context,
   authenticateCaller,
   contextOf,
   createContext,
   createSchema,
   liveEvents,
-} from './modules';
+} from './context';
 import { guardDatabase } from './platform/postgres/database-guard';
 import { type Database, openBackgroundOrm, openDatabase } from './platform/postgres/orm';
 import {
@@ -244,7 +245,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     requestTimeoutMs: config.requestTimeoutMs,
     driverLog: (message) => logger.debug({ component: 'pg' }, scrub(message)),
   });
-  const webhooks = await startWebhookWorker({
+  const webhooks = await startWebhookWorker<Context>({
     orm: webhookOrm,
     sessionUrl: database.sessionUrl,
     schema,

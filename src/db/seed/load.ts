@@ -1,5 +1,5 @@
 import { MetadataStorage } from '@mikro-orm/core';
-import { entities } from '../../modules';
+import { dataModel } from '../../data-model';
 import type { Pool } from 'pg';
 import { Follow } from '../../modules/follow/follow.entity';
 import { Meeting } from '../../modules/meeting/meeting.entity';
@@ -46,7 +46,7 @@ export interface SeedSummary {
 
 /** The tables of the entities, read from their declarations (the migrations table is none). */
 function entityTables(): string[] {
-  const names = new Set(entities.map((entity) => entity.name));
+  const names = new Set(dataModel.entities.map((entity) => entity.name));
   return Object.values(MetadataStorage.getMetadata())
     .filter((meta) => names.has(meta.className) && meta.tableName)
     .map((meta) => meta.tableName);

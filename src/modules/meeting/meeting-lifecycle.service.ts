@@ -1,5 +1,4 @@
 import { type MeetingChange, MeetingEventKind, meetingNotices } from './meeting-event';
-import type { Loaders, Stores } from '../index';
 import type { ParticipantStatus } from './participant.entity';
 import type { ParticipantRecord } from './participant.store';
 import {
@@ -8,7 +7,7 @@ import {
   NotFoundError,
   ValidationFailedError,
 } from '../../platform/shared/errors';
-import type { UserRecord } from '../user/user.store';
+import type { UserRecord } from '../user';
 import { MeetingStatus } from './meeting.entity';
 import type {
   CancelMeetingInput,
@@ -33,6 +32,12 @@ import {
 } from './meeting.rules';
 import { lockVisible, requireVisibleUsers } from './meeting.service';
 import type { LockedMeeting, MeetingRecord } from './meeting.store';
+import type { MeetingStores } from './meeting.service';
+import type { MeetingLoaders } from './meeting.store';
+import type { OccurrenceLoaders } from './occurrence.store';
+
+type Stores = MeetingStores;
+type Loaders = MeetingLoaders & OccurrenceLoaders;
 
 /**
  * What a change to a locked meeting did: the meeting as it now is, and the change subscribers

@@ -6,7 +6,7 @@ import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { DEFAULT_TIME_ZONE } from '../../platform/shared/time-zone';
 import { RECURRENCE_LIMITS } from './recurrence';
 import { BaseEntity } from '../../platform/shared/base.entity';
-import { User } from '../user/user.entity';
+import { User } from '../user';
 
 export enum MeetingType {
   ALL_HANDS = 'all-hands',

@@ -30,12 +30,11 @@ import {
   type ParticipantRecord,
   type ParticipantSlice,
 } from './participant.store';
-import { User } from '../user/user.entity';
+import { User, type UserRecord } from '../user';
 import { Meeting, MeetingRole, REVISED_FIELDS } from './meeting.entity';
 import type { SettableField } from './meeting.inputs';
 import { inKeyOrder, KnownLoader } from '../../platform/shared/known-loader';
-import type { Stores } from '../index';
-import type { UserRecord } from '../user/user.store';
+import type { ParticipantStore } from './participant.store';
 import DataLoader from 'dataloader';
 
 /** A meeting as queries and mutations answer it. */
@@ -249,7 +248,7 @@ export class MeetingStore {
  * hand them to their loaders here: a meeting's participants, and their users (`primeUsers`).
  */
 export function meetingLoaders(
-  stores: Stores,
+  stores: { readonly meetings: MeetingStore; readonly participants: ParticipantStore },
   primeUsers: (records: readonly UserRecord[]) => void,
 ) {
   const participantsByMeeting = new KnownLoader<string, ParticipantRecord[]>(async (ids) => {
@@ -347,7 +346,7 @@ function byGroup<K extends ParticipantListKey, V>(
  * selects `totalCount`). Users read along with a slice are handed to `primeUsers`.
  */
 export function participantConnectionLoaders(
-  stores: Stores,
+  stores: { readonly participants: ParticipantStore },
   primeUsers: (users: readonly UserRecord[]) => void,
 ) {
   return {
@@ -367,3 +366,6 @@ export function participantConnectionLoaders(
     ),
   };
 }
+
+/** A request's loaders of meetings and their participants (meetingLoaders). */
+export type MeetingLoaders = ReturnType<typeof meetingLoaders>;

@@ -1,9 +1,9 @@
 import { Args, Authorized, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
-import type { Context } from '../index';
+import type { Context } from './meeting.context';
 import { Viewer } from '../../platform/auth/tokens';
 import { GraphQLDateTime } from '../../platform/shared/scalars';
 import { MINUTE_MS } from '../../platform/shared/time-zone';
-import type { UserRecord } from '../user/user.store';
+import type { UserRecord } from '../user';
 import { Meeting } from './meeting.entity';
 import type { MeetingRecord } from './meeting.store';
 import { CancelOccurrenceArgs, MoveOccurrenceArgs, OccurrencesArgs } from './occurrence.inputs';

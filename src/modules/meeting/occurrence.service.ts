@@ -1,8 +1,8 @@
 import { ValidationFailedError } from '../../platform/shared/errors';
 import { DAY_MS } from '../../platform/shared/time-zone';
-import type { Loaders } from '../index';
 import type { MeetingRecord } from './meeting.store';
 import { OCCURRENCE_LIMITS, type Occurrence, occurrencesOf } from './occurrences';
+import type { OccurrenceLoaders } from './occurrence.store';
 
 /**
  * Refuses a window that is empty or wider than `maxDays` (as BAD_USER_INPUT on `field`, which
@@ -22,7 +22,7 @@ export function requireWindow(from: Date, to: Date, maxDays: number, field = 'to
  * occurrences come through the request's loader, so a list of series reads them in one statement.
  */
 export async function listOccurrences(
-  loaders: Loaders,
+  loaders: OccurrenceLoaders,
   meeting: MeetingRecord,
   { from, to }: { from: Date; to: Date },
 ): Promise<Occurrence[]> {

@@ -2,7 +2,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { byIds, executeRows, readAll, selectByIds } from '../../platform/sql/rows';
 import { insertOf, type ReadModel, readerOf, toReadModel } from '../../platform/sql/read-model';
 import { KnownLoader } from '../../platform/shared/known-loader';
-import type { Stores } from '../index';
 import { OccurrenceChange } from './occurrence.entity';
 
 /** A change of one occurrence, as reads answer it. */
@@ -53,7 +52,7 @@ export class OccurrenceStore {
 }
 
 /** A request's loader of meetings' changed occurrences. */
-export function occurrenceLoaders(stores: Stores) {
+export function occurrenceLoaders(stores: { readonly occurrences: OccurrenceStore }) {
   return {
     occurrenceChanges: new KnownLoader<string, OccurrenceChangeRecord[]>(async (ids) => {
       const found = await stores.occurrences.ofMeetings(ids);
@@ -61,3 +60,6 @@ export function occurrenceLoaders(stores: Stores) {
     }),
   };
 }
+
+/** A request's loaders of series' changed occurrences (occurrenceLoaders). */
+export type OccurrenceLoaders = ReturnType<typeof occurrenceLoaders>;

@@ -4,7 +4,7 @@ import { Field, ObjectType, registerEnumType } from 'type-graphql';
 import { BaseEntity } from '../../platform/shared/base.entity';
 import { GraphQLUUID } from '../../platform/shared/scalars';
 import { Meeting } from './meeting.entity';
-import { User } from '../user/user.entity';
+import { User } from '../user';
 
 export enum ParticipantStatus {
   NEW = 'new',

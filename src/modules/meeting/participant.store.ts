@@ -28,9 +28,7 @@ import {
 } from '../../platform/sql/keyset';
 import { type Page, pageClause, pageParams } from '../../platform/shared/pagination';
 import { MeetingStatus } from './meeting.entity';
-import { User } from '../user/user.entity';
-import type { UserRecord } from '../user/user.store';
-import { visibleUserSql } from '../user/user.rules';
+import { User, type UserRecord, visibleUserSql } from '../user';
 import { Participant, ParticipantStatus } from './participant.entity';
 
 /** A participant as queries and mutations answer it. */

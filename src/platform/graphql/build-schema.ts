@@ -1,5 +1,10 @@
 import { GraphQLSchema, isInterfaceType } from 'graphql';
-import { buildSchema, type BuildSchemaOptions, type PubSub } from 'type-graphql';
+import {
+  buildSchema,
+  type BuildSchemaOptions,
+  getMetadataStorage,
+  type PubSub,
+} from 'type-graphql';
 import { validateArgs } from '../shared/validation';
 import { viewerAuthChecker } from '../auth/tokens';
 import { callFieldResolversDirectly } from './execution';
@@ -22,15 +27,36 @@ export interface SchemaBounds {
 }
 
 /**
+ * Orders the resolvers' root fields and field resolvers as `resolvers` lists their classes.
+ * type-graphql keeps them in the order their classes were defined, which is whichever file
+ * happened to load first; listed, the schema (and its printed SDL) depends on the list alone.
+ */
+function orderAsListed(resolvers: readonly unknown[]): void {
+  const rank = new Map(resolvers.map((resolver, index) => [resolver, index]));
+  const byRank = (a: { target: unknown }, b: { target: unknown }) =>
+    (rank.get(a.target) ?? resolvers.length) - (rank.get(b.target) ?? resolvers.length);
+  const storage = getMetadataStorage();
+  storage.queries.sort(byRank);
+  storage.mutations.sort(byRank);
+  storage.subscriptions.sort(byRank);
+  storage.fieldResolvers.sort(byRank);
+}
+
+/**
  * The executable schema of `resolvers` (type-graphql classes), with the checks every field shares:
  * the caller (`@Authorized`), argument validation, and `Node`'s type answered synchronously.
  */
 export async function buildServiceSchema(
-  resolvers: BuildSchemaOptions['resolvers'],
+  resolvers: readonly (abstract new (...args: never[]) => unknown)[],
   bounds: SchemaBounds,
 ): Promise<GraphQLSchema> {
+  const [first, ...rest] = resolvers;
+  if (!first) {
+    throw new Error('a schema needs at least one resolver');
+  }
+  orderAsListed(resolvers);
   const options: BuildSchemaOptions = {
-    resolvers,
+    resolvers: [first, ...rest],
     validateFn: validateArgs,
     pubSub: NO_PUBSUB,
     authChecker: viewerAuthChecker,

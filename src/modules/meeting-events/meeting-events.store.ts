@@ -12,9 +12,8 @@ import {
 } from '../../platform/live/change-log';
 import { CursorExpiredError } from '../../platform/shared/errors';
 import { selectRows } from '../../platform/sql/rows';
-import { isAdmin } from '../user/user.rules';
-import type { UserRecord } from '../user/user.store';
-import type { ChangeNotice } from './meeting-event';
+import { isAdmin, type UserRecord } from '../user';
+import type { ChangeNotice } from '../meeting';
 
 /**
  * Reads of the change log for one caller: a meeting's changes, or every change of the meetings

@@ -1,22 +1,22 @@
-import type { Context } from '../index';
-import type { ParticipantRecord } from './participant.store';
-import { WrongTransportError } from '../../platform/shared/errors';
-import { requireViewer } from '../../platform/auth/tokens';
-import { END_OF_STREAM } from '../../platform/live/event-stream';
-import type { LiveScope } from '../../platform/live/live-scope';
+import type { Context } from './meeting-events.context';
 import {
   ALL_CHANGES_TOPIC,
   type ChangeNotice,
   invitationTopic,
   isMeetingEvent,
+  type MeetingSnapshot,
   meetingTopic,
-} from './meeting-event';
-import { changesAfter, requireKept } from './meeting-changes';
+  type ParticipantRecord,
+  seesMeeting,
+} from '../meeting';
+import { WrongTransportError } from '../../platform/shared/errors';
+import { requireViewer } from '../../platform/auth/tokens';
+import { END_OF_STREAM } from '../../platform/live/event-stream';
+import type { LiveScope } from '../../platform/live/live-scope';
+import { changesAfter, requireKept } from './meeting-events.store';
 import { clientCursor } from '../../platform/live/change-log';
 import type { Resume } from '../../platform/live/event-stream';
-import type { MeetingEvent } from './meeting-event.type';
-import type { MeetingSnapshot } from './meeting.service';
-import { seesMeeting } from './meeting.rules';
+import type { MeetingEvent } from './meeting-events.types';
 
 /** Subscriptions are served over WebSocket only (an HTTP request has no events to wait for). */
 function requireLive(context: Context): LiveScope<ChangeNotice> {

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import { createSchema } from '../src/modules';
-import { buildOpenApiDocument } from './openapi';
+import { createSchema } from './context';
+import { buildOpenApiDocument } from '../rest/openapi';
 
 /** Prints the OpenAPI document of the REST facade (for `npm run lint:openapi`). */
 async function main(): Promise<void> {

@@ -1,10 +1,12 @@
 import { Field, ObjectType } from 'type-graphql';
-import { Meeting } from './meeting.entity';
-import type { MeetingRecord } from './meeting.store';
-import { Participant } from './participant.entity';
-import type { ParticipantRecord } from './participant.store';
+import {
+  Meeting,
+  MeetingEventKind,
+  type MeetingRecord,
+  Participant,
+  type ParticipantRecord,
+} from '../meeting';
 import { GraphQLDateTime, GraphQLUUID } from '../../platform/shared/scalars';
-import { MeetingEventKind } from './meeting-event';
 
 /** A change to a meeting, as one subscriber receives it. */
 @ObjectType({

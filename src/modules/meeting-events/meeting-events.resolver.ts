@@ -11,18 +11,16 @@ import {
   Root,
   Subscription,
 } from 'type-graphql';
-import type { Context } from '../index';
+import type { Context } from './meeting-events.context';
 import { Connection, type ConnectionResult } from '../../platform/graphql/connection';
 import { clientCursor, LOG_START } from '../../platform/live/change-log';
 import { Viewer } from '../../platform/auth/tokens';
 import { MAX_PAGE_SIZE } from '../../platform/shared/pagination';
-import type { UserRecord } from '../user/user.store';
-import { changesAfter, countChangesAfter, requireKept } from './meeting-changes';
-import { MeetingEvent } from './meeting-event.type';
-import { MeetingIdArgs } from './meeting.inputs';
-import { Participant } from './participant.entity';
-import type { ParticipantRecord } from './participant.store';
-import { eventOf, invitations, meetingEvents, myMeetingEvents } from './subscription-streams';
+import type { UserRecord } from '../user';
+import { changesAfter, countChangesAfter, requireKept } from './meeting-events.store';
+import { MeetingEvent } from './meeting-events.types';
+import { MeetingIdArgs, Participant, type ParticipantRecord } from '../meeting';
+import { eventOf, invitations, meetingEvents, myMeetingEvents } from './meeting-events.streams';
 
 export const MeetingEventConnection = Connection(MeetingEvent, 'MeetingEvent');
 

@@ -1,0 +1,92 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { CallerLookup } from '../auth/tokens';
+
+/** A class the ORM maps or type-graphql reads (entities, resolvers). */
+export type ClassOf = abstract new (...args: never[]) => unknown;
+
+/** A store: data access built over one entity manager. */
+export type StoreClass = new (em: EntityManager) => object;
+
+/**
+ * Everything the app needs from one module, declared in the module's own `index.ts` (its face):
+ * the app and the platform assemble these generically, and know no module by name.
+ *
+ * Functions take `never` here so that each module types them with its own small interfaces (the
+ * stores, loaders and services it uses); the app's context holds every module's, which fits each.
+ */
+export interface ModuleDescriptor {
+  readonly name: string;
+  /** The entities MikroORM maps (the migrations make their tables). */
+  readonly entities?: readonly ClassOf[];
+  /** Tables the module owns without an entity (checked against the migrations). */
+  readonly tables?: readonly string[];
+  /** The resolvers and connection resolvers it adds to the one schema. */
+  readonly resolvers?: readonly ClassOf[];
+  /** Its data access, by the name services reach it under (`stores.<name>`). */
+  readonly stores?: Readonly<Record<string, StoreClass>>;
+  /**
+   * Its per-request batch loaders, built over the request's stores and the loaders of the
+   * modules listed before it (so batching state is fresh per request, structurally).
+   */
+  readonly loaders?: (stores: never, below: never) => object;
+  /** Its services of one request, each built on first use (see ServiceParts). */
+  readonly services?: Readonly<Record<string, (parts: never) => object>>;
+  /** The local topics a committed change is delivered on to this instance's subscribers. */
+  readonly topicsOf?: (notice: never) => readonly string[];
+  /** Who a valid access token names (one module, the users', declares it). */
+  readonly caller?: (stores: never) => CallerLookup<unknown>;
+}
+
+/** Declares a module, keeping its exact type (the app derives its context's types from it). */
+export const defineModule = <const D extends ModuleDescriptor>(descriptor: D): D => descriptor;
+
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (
+  x: infer I,
+) => void
+  ? I
+  : never;
+
+type Each<M extends readonly ModuleDescriptor[]> = M[number];
+
+/** The stores of every module in `M`, by name. */
+export type StoresOf<M extends readonly ModuleDescriptor[]> = UnionToIntersection<
+  Each<M> extends infer D
+    ? D extends { stores: infer S }
+      ? { [K in keyof S]: S[K] extends new (em: EntityManager) => infer I ? I : never }
+      : never
+    : never
+>;
+
+/** The loaders of every module in `M`. */
+export type LoadersOf<M extends readonly ModuleDescriptor[]> = UnionToIntersection<
+  Each<M> extends infer D
+    ? D extends { loaders: (...args: never[]) => infer L }
+      ? L
+      : never
+    : never
+>;
+
+/** The services of every module in `M`, by name. */
+export type ServicesOf<M extends readonly ModuleDescriptor[]> = UnionToIntersection<
+  Each<M> extends infer D
+    ? D extends { services: infer S }
+      ? { [K in keyof S]: S[K] extends (...args: never[]) => infer R ? R : never }
+      : never
+    : never
+>;
+
+/** The caller of a request (what the module declaring `caller` finds). */
+export type CallerOf<M extends readonly ModuleDescriptor[]> =
+  Each<M> extends infer D
+    ? D extends { caller: (stores: never) => CallerLookup<infer U> }
+      ? U
+      : never
+    : never;
+
+/** The notices of committed changes the modules' subscriptions hear. */
+export type NoticeOf<M extends readonly ModuleDescriptor[]> =
+  Each<M> extends infer D
+    ? D extends { topicsOf: (notice: infer N) => unknown }
+      ? N
+      : never
+    : never;
