@@ -14,6 +14,7 @@ import {
   type CallerOf,
   defineModule,
   type ClassOf,
+  type DepsOf,
   type LoadersOf,
   type NoticeOf,
   type ServicesOf,
@@ -23,10 +24,10 @@ import { buildServiceSchema, type SchemaBounds } from './platform/graphql/build-
 import { ChangeLogStore } from './platform/live/change-log';
 import { currentRequest } from './platform/observability/request-tracking';
 import { BaseEntity } from './platform/shared/base.entity';
-import type { Turns } from './platform/shared/turns';
+import type { SecretBox } from './platform/auth/secret-box';
+import type { Config } from './config';
 import { modules } from './modules';
 import { DEFAULT_MAX_PARTICIPANTS_PER_MEETING } from './modules/meeting';
-import type { WebhookPolicy } from './modules/webhook';
 
 // The operation context, assembled from the modules' descriptors (src/modules/index.ts): the same
 // for both faces (GraphQL and REST), and for work done outside a request.
@@ -51,25 +52,41 @@ export type Stores = StoreSet<StoresOf<typeof parts>>;
 export type Loaders = LoadersOf<typeof parts>;
 /** The services of one request. */
 export type Services = ServicesOf<typeof parts>;
+/** The notices of committed changes subscribers hear. */
+export type Notice = NoticeOf<typeof parts>;
 /** Who a request's token names. */
 export type Caller = CallerOf<typeof parts>;
 /** Everything one GraphQL operation (from /graphql or the REST facade) works with. */
-export type Context = LiveContext<Services, Loaders, Caller, NoticeOf<typeof parts>>;
+export type Context = LiveContext<Services, Loaders, Caller, Notice>;
 
-/** What lives as long as the process: the ORM and the key material. */
-export interface AppDependencies {
+/** What lives as long as the process of the platform's: the ORM and the key material. */
+export interface PlatformDependencies {
   orm: MikroORM;
   tokens: TokenService;
   passwords: PasswordHasher;
   attempts: AttemptLimiter;
-  /** The most participants a meeting holds, the owner included. */
-  maxParticipantsPerMeeting: number;
-  /** The base of the addresses handed out (calendar feeds): PUBLIC_URL, else this host's. */
-  publicUrl: string;
-  /** What webhook endpoints may be, and the box their secrets are sealed in. */
-  webhooks: WebhookPolicy;
-  /** The process's turns to build calendar feed documents (calendar.routes.ts). */
-  feedBuilds: Turns;
+  /** The box secrets kept in the database are sealed in (webhook secrets, idempotent answers). */
+  secrets: SecretBox;
+}
+
+/** What lives as long as the process: the platform's, and what each module adds (`deps`). */
+export type AppDependencies = PlatformDependencies & DepsOf<typeof parts>;
+
+/** What the modules build their process dependencies from. */
+export interface AppSetup {
+  config: Config;
+  secrets: SecretBox;
+}
+
+/** The process dependencies every module adds, built from `setup`. */
+export function moduleDependencies(setup: AppSetup): DepsOf<typeof parts> {
+  const deps = {};
+  for (const part of parts) {
+    if ('deps' in part) {
+      Object.assign(deps, (part.deps as (setup: AppSetup) => object)(setup));
+    }
+  }
+  return deps as DepsOf<typeof parts>;
 }
 
 export const createStores = storesOf<Stores>(parts);
@@ -82,7 +99,7 @@ if (!callerOf || callerLookups.length > 1) {
 }
 
 /** What every instance hears of committed changes, and on which local topics (live events). */
-export const liveEvents = { topicsOf: topicsOf<NoticeOf<typeof parts>>(parts) };
+export const liveEvents = { topicsOf: topicsOf<Notice>(parts) };
 
 /** The one schema both faces execute against. */
 export function createSchema(

@@ -95,6 +95,34 @@ function countInvitations(pool: Pool, userId: string): Promise<number> {
   );
 }
 
+/** Inserts `count` generated users; answers how many were inserted, and who they are. */
+async function insertUsers(
+  context: LoadContext,
+  rng: Random,
+  run: { count: number; accountToken: string; now: number },
+): Promise<{ users: number; generated: SeedUser[] }> {
+  const generated: SeedUser[] = [];
+  function* userRecords(): Generator<PlannedRecord<User>> {
+    for (const { user, record } of generateUsers(
+      rng,
+      run.count,
+      run.accountToken,
+      context.passwordHash,
+      run.now,
+    )) {
+      generated.push(user);
+      yield record;
+    }
+  }
+  const users = await insertAll(
+    context,
+    { label: 'users', total: run.count, entity: User },
+    userRecords(),
+    { batchRows: BATCH_ROWS.users },
+  );
+  return { users, generated };
+}
+
 /** Loads sample data: users, follows, meetings and participants. */
 export async function loadSampleData(
   context: LoadContext,
@@ -111,25 +139,11 @@ export async function loadSampleData(
   const accountToken = await chooseAccountToken(pool);
   // A fresh database gets the same data for the same seed; a later run adds different data.
   const rng = accountToken ? new Random(options.seed).fork(accountToken) : new Random(options.seed);
-  const generated: SeedUser[] = [];
-  function* userRecords(): Generator<PlannedRecord<User>> {
-    for (const { user, record } of generateUsers(
-      rng.fork('users'),
-      options.users,
-      accountToken,
-      context.passwordHash,
-      now,
-    )) {
-      generated.push(user);
-      yield record;
-    }
-  }
-  const users = await insertAll(
-    context,
-    { label: 'users', total: options.users, entity: User },
-    userRecords(),
-    { batchRows: BATCH_ROWS.users },
-  );
+  const { users, generated } = await insertUsers(context, rng.fork('users'), {
+    count: options.users,
+    accountToken,
+    now,
+  });
 
   // Follows among this run's users and the fixed ones.
   const { demo, inbox, admin } = fixed.users;

@@ -5,17 +5,12 @@ import type { MeetingService } from '../meeting';
 import { CalendarFeed } from './calendar.entity';
 import { type CalendarLoaders, CalendarService, type CalendarStores } from './calendar.service';
 import { CalendarStore } from './calendar.store';
-
-/** What calendar feeds need of the process. */
-interface CalendarDeps {
-  /** The base of the addresses handed out: PUBLIC_URL, else this host's. */
-  publicUrl: string;
-}
+import { calendarDeps, type CalendarDeps, calendarHttp } from './calendar.wiring';
 
 type CalendarParts = ServiceParts<
   CalendarStores,
   CalendarLoaders,
-  CalendarDeps,
+  Pick<CalendarDeps, 'publicUrl'>,
   { meetings: MeetingService }
 >;
 
@@ -29,4 +24,6 @@ export const calendarModule = defineModule({
     calendar: (p: CalendarParts) =>
       new CalendarService(p.stores, p.loaders, p.services.meetings, p.deps.publicUrl),
   },
+  deps: calendarDeps,
+  routes: calendarHttp,
 });

@@ -84,4 +84,7 @@ export const meetingModule = defineModule({
     meetingLifecycle: (p: ServiceParts<MeetingStores, MeetingServiceLoaders & OccurrenceLoaders>) =>
       new MeetingLifecycleService(p.stores, p.loaders),
   },
+  deps: (setup: { config: MeetingDeps }): MeetingDeps => ({
+    maxParticipantsPerMeeting: setup.config.maxParticipantsPerMeeting,
+  }),
 });

@@ -7,6 +7,7 @@ import { WebhookEndpoint } from './webhook.entity';
 import { type WebhookPolicy, WebhookService, type WebhookStores } from './webhook.service';
 import { WebhookEndpointStore } from './webhook.store';
 import { WebhookAttemptConnection } from './webhook.types';
+import { webhookDeps, webhookWorker } from './webhook.wiring';
 
 export type { WebhookPolicy } from './webhook.service';
 
@@ -22,4 +23,6 @@ export const webhookModule = defineModule({
     webhooks: (p: ServiceParts<WebhookStores, unknown, { webhooks: WebhookPolicy }>) =>
       new WebhookService(p.stores, p.deps.webhooks),
   },
+  deps: webhookDeps,
+  worker: webhookWorker,
 });

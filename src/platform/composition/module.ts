@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { RequestHandler } from 'express';
 import type { CallerLookup } from '../auth/tokens';
 
 /** A class the ORM maps or type-graphql reads (entities, resolvers). */
@@ -6,6 +7,17 @@ export type ClassOf = abstract new (...args: never[]) => unknown;
 
 /** A store: data access built over one entity manager. */
 export type StoreClass = new (em: EntityManager) => object;
+
+/** A module's own HTTP route: `handler` mounted at `path` (before the REST routes). */
+export interface ModuleRoute {
+  readonly path: string;
+  readonly handler: RequestHandler;
+}
+
+/** Work a module runs beside requests (a job queue, a listener), stopped when the app closes. */
+export interface ModuleWorker {
+  close(): Promise<void>;
+}
 
 /**
  * Everything the app needs from one module, declared in the module's own `index.ts` (its face):
@@ -35,6 +47,15 @@ export interface ModuleDescriptor {
   readonly topicsOf?: (notice: never) => readonly string[];
   /** Who a valid access token names (one module, the users', declares it). */
   readonly caller?: (stores: never) => CallerLookup<unknown>;
+  /**
+   * What its services need for the life of the process (a bound, a pool of turns), built once at
+   * start from the app's set-up (the configuration); merged into the app's dependencies.
+   */
+  readonly deps?: (setup: never) => object;
+  /** Its own HTTP routes (beside GraphQL and REST), given the app's runtime. */
+  readonly routes?: (runtime: never) => readonly ModuleRoute[];
+  /** What it runs beside requests, started with the app and closed before the database. */
+  readonly worker?: (runtime: never) => Promise<ModuleWorker>;
 }
 
 /** Declares a module, keeping its exact type (the app derives its context's types from it). */
@@ -90,3 +111,20 @@ export type NoticeOf<M extends readonly ModuleDescriptor[]> =
       ? N
       : never
     : never;
+
+/** The process dependencies every module in `M` adds. */
+export type DepsOf<M extends readonly ModuleDescriptor[]> = UnionToIntersection<
+  Each<M> extends infer D ? (D extends { deps: (setup: never) => infer R } ? R : never) : never
+>;
+
+/** What the functions `K` of every module in `M` ask of their argument, all together. */
+export type WantsOf<
+  M extends readonly ModuleDescriptor[],
+  K extends keyof ModuleDescriptor,
+> = UnionToIntersection<
+  Each<M> extends infer D
+    ? D extends { [k in K]: (argument: infer A) => unknown }
+      ? A
+      : never
+    : never
+>;
