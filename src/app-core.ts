@@ -11,7 +11,7 @@ import { QueryCounter } from './platform/observability/request-tracking';
 import { type DatabaseGuard, guardDatabase } from './platform/postgres/database-guard';
 import { type Database, openDatabase } from './platform/postgres/orm';
 import { IdempotencyKeys } from './platform/sql/idempotency-keys';
-import type { CreateAppOptions } from './app';
+import type { CreateAppOptions } from './app-options';
 import { type AppDependencies, createSchema, moduleDependencies } from './context';
 import { dataModel } from './data-model';
 

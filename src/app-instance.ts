@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { listenForMetrics } from './platform/observability/metrics-server';
-import type { AppInstance } from './app';
+import type { AppInstance } from './app-options';
 import type { AppCore } from './app-core';
 import type { HttpFrame } from './app-http';
 import type { Config } from './config';

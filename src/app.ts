@@ -1,18 +1,11 @@
 import 'reflect-metadata';
 // The modules first (through the context): type-graphql lists the schema's object types as their
 // classes load, and the REST face's files below load some of them too.
-import { type AppDependencies, contextOf, createContext } from './context';
-import type { Server } from 'node:http';
-import type { Express } from 'express';
-import type { GraphQLSchema } from 'graphql';
-import type { Logger } from 'pino';
-import type { PasswordHashCost } from './platform/auth/password';
+import { contextOf, createContext } from './context';
 import { loadTrustedDocuments } from './platform/graphql/trusted-documents';
 import { errorHandler, notFound } from './platform/http/http-errors';
 import { createLogger } from './platform/observability/logger';
-import type { Metrics } from './platform/observability/metrics';
-import type { QueryCounter } from './platform/observability/request-tracking';
-import { openBackgroundOrm, type Database } from './platform/postgres/orm';
+import { openBackgroundOrm } from './platform/postgres/orm';
 import { scrub } from './platform/observability/log-safety';
 import { docsRouter } from '../rest/docs';
 import { operationDocuments } from '../rest/operations';
@@ -22,34 +15,10 @@ import { httpFrame, mountEdges, mountGraphql } from './app-http';
 import { instanceOf } from './app-instance';
 import { serveLive, startChanges } from './app-live';
 import { type AppRuntime, mountModuleRoutes, startModuleWorkers } from './app-modules';
-import type { Config } from './config';
 import { dataModel } from './data-model';
+import type { AppInstance, CreateAppOptions } from './app-options';
 
-export interface CreateAppOptions {
-  config: Config;
-  logger?: Logger;
-  /** Apply pending migrations at start (default true). */
-  migrate?: boolean;
-  /** Override argon2 cost (tests use a cheap one). */
-  passwordCost?: PasswordHashCost;
-}
-
-/** A wired service instance: not listening until `listen` is called. */
-export interface AppInstance {
-  app: Express;
-  httpServer: Server;
-  database: Database;
-  deps: AppDependencies;
-  schema: GraphQLSchema;
-  queries: QueryCounter;
-  logger: Logger;
-  /** Prometheus metrics, unless switched off. */
-  metrics: Metrics | null;
-  /** The port metrics are served on when METRICS_PORT gives them one of their own. */
-  metricsPort(): number | null;
-  listen(port?: number, host?: string): Promise<string>;
-  close(): Promise<void>;
-}
+export type { AppInstance, CreateAppOptions };
 
 /**
  * Builds the whole service (used by main and by the tests, so both run the same wiring): the

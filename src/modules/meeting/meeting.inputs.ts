@@ -32,7 +32,7 @@ import {
   MeetingStatus,
   MeetingType,
 } from './meeting.entity';
-import type { MeetingFilter } from './meeting.store';
+import type { MeetingFilter } from './meeting.filter';
 import type { InvitationFilter } from './participant.store';
 
 export const MAX_PARTICIPANTS_PER_CREATE = 500;

@@ -33,6 +33,7 @@ import {
 import { User, type UserRecord } from '../user';
 import { Meeting, MeetingRole, REVISED_FIELDS } from './meeting.entity';
 import type { SettableField } from './meeting.inputs';
+import type { MeetingFilter } from './meeting.filter';
 import { inKeyOrder, KnownLoader } from '../../platform/shared/known-loader';
 import type { ParticipantStore } from './participant.store';
 import DataLoader from 'dataloader';
@@ -43,14 +44,7 @@ export type MeetingRecord = ReadModel<Meeting>;
 /** The fields a new meeting is written with: what its creator sets, and its owner. */
 export type NewMeeting = Pick<Meeting, SettableField | 'ownerId' | 'recurrenceEndsAt'>;
 
-/** Which of the caller's meetings a list shows, and in which order of start time. */
-export interface MeetingFilter {
-  callerRoles?: MeetingRole[] | null;
-  states?: Meeting['status'][] | null;
-  startsAfter?: Date | null;
-  startsBefore?: Date | null;
-  order?: 'asc' | 'desc' | null;
-}
+export type { MeetingFilter } from './meeting.filter';
 
 /** What a write may change of a meeting (its id, owner and creation stay). */
 export type MeetingChanges = Partial<

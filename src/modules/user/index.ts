@@ -4,7 +4,7 @@ import type { ServiceParts } from '../../platform/composition/context';
 import { defineModule } from '../../platform/composition/module';
 import { UserSearchGram } from './user-search-gram.entity';
 import { User } from './user.entity';
-import { callerLookup } from './user.rules';
+import { callerLookup } from './user.caller';
 import { type UserStores, UserService } from './user.service';
 import { userLoaders, UserStore } from './user.store';
 import { UserConnection } from './user.types';
