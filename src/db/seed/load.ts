@@ -3,7 +3,7 @@ import { dataModel } from '../../data-model';
 import type { Pool } from 'pg';
 import { Follow } from '../../modules/follow/follow.entity';
 import { Meeting } from '../../modules/meeting/meeting.entity';
-import { Participant } from '../../modules/meeting/participant.entity';
+import { Participant } from '../../modules/meeting/participants/participant.entity';
 import { User } from '../../modules/user/user.entity';
 import type { EntityClass } from '../../platform/sql/read-model';
 import { generateFollows } from './follows';

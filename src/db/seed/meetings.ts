@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { type Meeting, MeetingStatus, MeetingType } from '../../modules/meeting/meeting.entity';
-import { type Participant, ParticipantStatus } from '../../modules/meeting/participant.entity';
+import {
+  type Participant,
+  ParticipantStatus,
+} from '../../modules/meeting/participants/participant.entity';
 import type { Planned, PlannedRecord } from './planned';
 import type { Random } from './random';
 import { DAY, HOUR, MINUTE, SECOND } from './time';

@@ -1,18 +1,22 @@
 import { MeetingResolver, ParticipantResolver } from './meeting.resolver';
-import { MeetingLifecycleResolver } from './meeting-lifecycle.resolver';
-import { OccurrenceResolver } from './occurrence.resolver';
+import { MeetingLifecycleResolver } from './lifecycle/meeting-lifecycle.resolver';
+import { OccurrenceResolver } from './schedule/occurrence.resolver';
 import type { ServiceParts } from '../../platform/composition/context';
 import { defineModule } from '../../platform/composition/module';
 import type { UserRecord } from '../user';
-import { MeetingLifecycleService } from './meeting-lifecycle.service';
+import { MeetingLifecycleService } from './lifecycle/meeting-lifecycle.service';
 import { Meeting } from './meeting.entity';
 import { MeetingService, type MeetingServiceLoaders, type MeetingStores } from './meeting.service';
 import { meetingLoaders, MeetingStore } from './meeting.store';
 import { MeetingConnection, ParticipantConnection } from './meeting.types';
-import { OccurrenceChange } from './occurrence.entity';
-import { type OccurrenceLoaders, occurrenceLoaders, OccurrenceStore } from './occurrence.store';
-import { Participant } from './participant.entity';
-import { ParticipantStore } from './participant.store';
+import { OccurrenceChange } from './schedule/occurrence.entity';
+import {
+  type OccurrenceLoaders,
+  occurrenceLoaders,
+  OccurrenceStore,
+} from './schedule/occurrence.store';
+import { Participant } from './participants/participant.entity';
+import { ParticipantStore } from './participants/participant.store';
 
 export type { Context as MeetingContext, MeetingServices } from './meeting.context';
 export {
@@ -24,26 +28,26 @@ export {
   meetingTopic,
   topicsOf,
 } from './meeting-event';
-export { InputArgs } from './meeting-lifecycle.inputs';
+export { InputArgs } from './lifecycle/meeting-lifecycle.inputs';
 export { MeetingIdArgs } from './meeting.inputs';
 export { seesMeeting } from './meeting.rules';
-export { RescheduleMeetingPayload } from './meeting-lifecycle.types';
+export { RescheduleMeetingPayload } from './lifecycle/meeting-lifecycle.types';
 export { Meeting, MEETING_LIMITS, MeetingStatus } from './meeting.entity';
 export { DEFAULT_MAX_PARTICIPANTS_PER_MEETING } from './meeting.limits';
 export type { MeetingService, MeetingSnapshot } from './meeting.service';
 export type { MeetingLoaders, MeetingRecord } from './meeting.store';
 export { AddParticipantPayload, CreateMeetingPayload } from './meeting.types';
-export { requireWindow } from './occurrence.service';
-export type { OccurrenceChangeRecord, OccurrenceLoaders } from './occurrence.store';
+export { requireWindow } from './schedule/occurrence.service';
+export type { OccurrenceChangeRecord, OccurrenceLoaders } from './schedule/occurrence.store';
 export {
   OCCURRENCE_LIMITS,
   type Occurrence,
   type OccurrenceEdit,
   occurrencesOf,
-} from './occurrences';
-export { Participant, ParticipantStatus } from './participant.entity';
-export type { ParticipantRecord } from './participant.store';
-export { calendarRule, Series, type Timing } from './recurrence';
+} from './schedule/occurrence.rules';
+export { Participant, ParticipantStatus } from './participants/participant.entity';
+export type { ParticipantRecord } from './participants/participant.store';
+export { calendarRule, Series, type Timing } from './schedule/recurrence.rules';
 
 /** The loaders a meeting's reads hand the users they bring along to. */
 interface UsersBelow {

@@ -1,9 +1,9 @@
 import type { OperationContext } from '../../platform/composition/context';
 import type { UserLoaders, UserRecord } from '../user';
-import type { MeetingLifecycleService } from './meeting-lifecycle.service';
+import type { MeetingLifecycleService } from './lifecycle/meeting-lifecycle.service';
 import type { MeetingService } from './meeting.service';
 import type { MeetingLoaders } from './meeting.store';
-import type { OccurrenceLoaders } from './occurrence.store';
+import type { OccurrenceLoaders } from './schedule/occurrence.store';
 
 /** The services of the meeting module. */
 export interface MeetingServices {

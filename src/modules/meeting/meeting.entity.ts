@@ -4,7 +4,7 @@ import { GraphQLDateTime, GraphQLUUID } from '../../platform/shared/scalars';
 import { Node } from '../../platform/graphql/node-interface';
 import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { DEFAULT_TIME_ZONE } from '../../platform/shared/time-zone';
-import { RECURRENCE_LIMITS } from './recurrence';
+import { RECURRENCE_LIMITS } from './schedule/recurrence.rules';
 import { BaseEntity } from '../../platform/shared/base.entity';
 import { User } from '../user';
 

@@ -1,4 +1,4 @@
-import { ParticipantStatus } from './participant.entity';
+import { ParticipantStatus } from './participants/participant.entity';
 import { isAdmin, type UserRecord } from '../user';
 import { MeetingStatus } from './meeting.entity';
 

@@ -23,19 +23,19 @@ import {
   type SliceRequest,
 } from '../../platform/sql/keyset';
 import { type Page, pageClause, pageParams } from '../../platform/shared/pagination';
-import { Participant, ParticipantStatus } from './participant.entity';
+import { Participant, ParticipantStatus } from './participants/participant.entity';
 import {
   type MeetingParticipants,
   PARTICIPANT_ORDER_KEYS,
   type ParticipantRecord,
   type ParticipantSlice,
-} from './participant.store';
+} from './participants/participant.store';
 import { User, type UserRecord } from '../user';
 import { Meeting, MeetingRole, REVISED_FIELDS } from './meeting.entity';
 import type { SettableField } from './meeting.inputs';
 import type { MeetingFilter } from './meeting.filter';
 import { inKeyOrder, KnownLoader } from '../../platform/shared/known-loader';
-import type { ParticipantStore } from './participant.store';
+import type { ParticipantStore } from './participants/participant.store';
 import DataLoader from 'dataloader';
 
 /** A meeting as queries and mutations answer it. */

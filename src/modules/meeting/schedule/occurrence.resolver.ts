@@ -1,11 +1,11 @@
 import { Args, Authorized, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
-import type { Context } from './meeting.context';
-import { Viewer } from '../../platform/auth/tokens';
-import { GraphQLDateTime } from '../../platform/shared/scalars';
-import { MINUTE_MS } from '../../platform/shared/time-zone';
-import type { UserRecord } from '../user';
-import { Meeting } from './meeting.entity';
-import type { MeetingRecord } from './meeting.store';
+import type { Context } from '../meeting.context';
+import { Viewer } from '../../../platform/auth/tokens';
+import { GraphQLDateTime } from '../../../platform/shared/scalars';
+import { MINUTE_MS } from '../../../platform/shared/time-zone';
+import type { UserRecord } from '../../user';
+import { Meeting } from '../meeting.entity';
+import type { MeetingRecord } from '../meeting.store';
 import { CancelOccurrenceArgs, MoveOccurrenceArgs, OccurrencesArgs } from './occurrence.inputs';
 import {
   CancelOccurrencePayload,
@@ -13,9 +13,9 @@ import {
   MoveOccurrencePayload,
 } from './occurrence.types';
 import { listOccurrences } from './occurrence.service';
-import { OCCURRENCE_LIMITS, type Occurrence } from './occurrences';
-import { MaxItems } from '../../platform/graphql/node-limit';
-import type { OccurrenceChanged } from './meeting-lifecycle.service';
+import { OCCURRENCE_LIMITS, type Occurrence } from './occurrence.rules';
+import { MaxItems } from '../../../platform/graphql/node-limit';
+import type { OccurrenceChanged } from '../lifecycle/meeting-lifecycle.service';
 
 /** An occurrence as the schema names its fields. */
 const shown = (occurrence: Occurrence): MeetingOccurrence => ({

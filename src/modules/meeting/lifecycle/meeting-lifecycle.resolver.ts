@@ -1,7 +1,7 @@
 import { Args, Authorized, Ctx, Mutation, Resolver } from 'type-graphql';
-import type { Context } from './meeting.context';
-import { Viewer } from '../../platform/auth/tokens';
-import type { UserRecord } from '../user';
+import type { Context } from '../meeting.context';
+import { Viewer } from '../../../platform/auth/tokens';
+import type { UserRecord } from '../../user';
 import {
   CancelMeetingArgs,
   CompleteMeetingArgs,

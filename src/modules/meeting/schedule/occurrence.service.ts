@@ -1,7 +1,7 @@
-import { ValidationFailedError } from '../../platform/shared/errors';
-import { DAY_MS } from '../../platform/shared/time-zone';
-import type { MeetingRecord } from './meeting.store';
-import { OCCURRENCE_LIMITS, type Occurrence, occurrencesOf } from './occurrences';
+import { ValidationFailedError } from '../../../platform/shared/errors';
+import { DAY_MS } from '../../../platform/shared/time-zone';
+import type { MeetingRecord } from '../meeting.store';
+import { OCCURRENCE_LIMITS, type Occurrence, occurrencesOf } from './occurrence.rules';
 import type { OccurrenceLoaders } from './occurrence.store';
 
 /**

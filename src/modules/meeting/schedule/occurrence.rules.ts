@@ -1,5 +1,5 @@
-import { MINUTE_MS, type TimeSpan } from '../../platform/shared/time-zone';
-import { Series, type Timing } from './recurrence';
+import { MINUTE_MS, type TimeSpan } from '../../../platform/shared/time-zone';
+import { Series, type Timing } from './recurrence.rules';
 
 /** How one occurrence was changed on its own (see OccurrenceChange). */
 export interface OccurrenceEdit {

@@ -1,14 +1,14 @@
-import { type MeetingChange, MeetingEventKind, meetingNotices } from './meeting-event';
-import type { ParticipantStatus } from './participant.entity';
-import type { ParticipantRecord } from './participant.store';
+import { type MeetingChange, MeetingEventKind, meetingNotices } from '../meeting-event';
+import type { ParticipantStatus } from '../participants/participant.entity';
+import type { ParticipantRecord } from '../participants/participant.store';
 import {
   ConflictError,
   ForbiddenError,
   NotFoundError,
   ValidationFailedError,
-} from '../../platform/shared/errors';
-import type { UserRecord } from '../user';
-import { MeetingStatus } from './meeting.entity';
+} from '../../../platform/shared/errors';
+import type { UserRecord } from '../../user';
+import { MeetingStatus } from '../meeting.entity';
 import type {
   CancelMeetingInput,
   CompleteMeetingInput,
@@ -17,24 +17,24 @@ import type {
   RescheduleMeetingInput,
   UpdateMeetingInput,
 } from './meeting-lifecycle.inputs';
-import { EDITABLE_FIELDS, storedEdits, TIMING_FIELDS } from './meeting.inputs';
-import { Series, seriesBound } from './recurrence';
-import type { Occurrence } from './occurrences';
-import type { OccurrenceChange } from './occurrence.entity';
-import type { CancelOccurrenceInput, MoveOccurrenceInput } from './occurrence.inputs';
-import { MINUTE_MS } from '../../platform/shared/time-zone';
+import { EDITABLE_FIELDS, storedEdits, TIMING_FIELDS } from '../meeting.inputs';
+import { Series, seriesBound } from '../schedule/recurrence.rules';
+import type { Occurrence } from '../schedule/occurrence.rules';
+import type { OccurrenceChange } from '../schedule/occurrence.entity';
+import type { CancelOccurrenceInput, MoveOccurrenceInput } from '../schedule/occurrence.inputs';
+import { MINUTE_MS } from '../../../platform/shared/time-zone';
 import {
   answerAfterReschedule,
   completionRefusal,
   isClosed,
   managesMeeting,
   statusAfterDeparture,
-} from './meeting.rules';
-import { lockVisible, requireVisibleUsers } from './meeting.service';
-import type { LockedMeeting, MeetingRecord } from './meeting.store';
-import type { MeetingStores } from './meeting.service';
-import type { MeetingLoaders } from './meeting.store';
-import type { OccurrenceLoaders } from './occurrence.store';
+} from '../meeting.rules';
+import { lockVisible, requireVisibleUsers } from '../meeting.service';
+import type { LockedMeeting, MeetingRecord } from '../meeting.store';
+import type { MeetingStores } from '../meeting.service';
+import type { MeetingLoaders } from '../meeting.store';
+import type { OccurrenceLoaders } from '../schedule/occurrence.store';
 
 type Stores = MeetingStores;
 type Loaders = MeetingLoaders & OccurrenceLoaders;

@@ -6,7 +6,7 @@ import {
   instantAt,
   localStamp,
   MINUTE_MS,
-} from '../../platform/shared/time-zone';
+} from '../../../platform/shared/time-zone';
 
 const DAY_SECONDS = 86_400;
 

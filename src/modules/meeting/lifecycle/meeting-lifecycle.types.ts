@@ -1,9 +1,9 @@
 import { Field, ObjectType } from 'type-graphql';
-import { GraphQLUUID } from '../../platform/shared/scalars';
-import { Meeting } from './meeting.entity';
+import { GraphQLUUID } from '../../../platform/shared/scalars';
+import { Meeting } from '../meeting.entity';
 import type { Departure } from './meeting-lifecycle.service';
-import type { MeetingRecord } from './meeting.store';
-import { MeetingPayload } from './meeting.types';
+import type { MeetingRecord } from '../meeting.store';
+import { MeetingPayload } from '../meeting.types';
 
 @ObjectType({ simpleResolvers: true, description: 'The result of updateMeeting.' })
 export class UpdateMeetingPayload extends MeetingPayload {}

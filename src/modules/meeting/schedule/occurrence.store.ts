@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { byIds, executeRows, readAll, selectByIds } from '../../platform/sql/rows';
-import { insertOf, type ReadModel, readerOf, toReadModel } from '../../platform/sql/read-model';
-import { KnownLoader } from '../../platform/shared/known-loader';
+import { byIds, executeRows, readAll, selectByIds } from '../../../platform/sql/rows';
+import { insertOf, type ReadModel, readerOf, toReadModel } from '../../../platform/sql/read-model';
+import { KnownLoader } from '../../../platform/shared/known-loader';
 import { OccurrenceChange } from './occurrence.entity';
 
 /** A change of one occurrence, as reads answer it. */

@@ -1,6 +1,6 @@
 import { Field, ObjectType } from 'type-graphql';
-import { GraphQLDateTime } from '../../platform/shared/scalars';
-import { MeetingPayload } from './meeting.types';
+import { GraphQLDateTime } from '../../../platform/shared/scalars';
+import { MeetingPayload } from '../meeting.types';
 
 /** One occurrence of a meeting, as GraphQL shows it. */
 @ObjectType({ simpleResolvers: true, description: 'One occurrence of a meeting or series.' })

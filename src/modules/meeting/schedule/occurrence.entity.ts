@@ -1,6 +1,6 @@
 import { Entity, ManyToOne, Property, Unique } from '@mikro-orm/decorators/legacy';
-import { BaseEntity } from '../../platform/shared/base.entity';
-import { Meeting } from './meeting.entity';
+import { BaseEntity } from '../../../platform/shared/base.entity';
+import { Meeting } from '../meeting.entity';
 
 /**
  * One occurrence of a series changed on its own: cancelled, or moved to `startTime`. Named by the

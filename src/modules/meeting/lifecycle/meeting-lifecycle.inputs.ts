@@ -1,13 +1,13 @@
 import { ValidateNested } from 'class-validator';
 import { ArgsType, Field, InputType } from 'type-graphql';
-import { type InputClass, PartialInput, PickInput } from '../../platform/shared/derived-inputs';
+import { type InputClass, PartialInput, PickInput } from '../../../platform/shared/derived-inputs';
 import {
   AddParticipantInput,
   EDITABLE_FIELDS,
   MeetingInput,
   MeetingRef,
   TIMING_FIELDS,
-} from './meeting.inputs';
+} from '../meeting.inputs';
 
 @InputType({
   description:

@@ -1,10 +1,10 @@
 import { Entity, Enum, Index, ManyToOne, Unique } from '@mikro-orm/decorators/legacy';
-import { Node } from '../../platform/graphql/node-interface';
+import { Node } from '../../../platform/graphql/node-interface';
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
-import { BaseEntity } from '../../platform/shared/base.entity';
-import { GraphQLUUID } from '../../platform/shared/scalars';
-import { Meeting } from './meeting.entity';
-import { User } from '../user';
+import { BaseEntity } from '../../../platform/shared/base.entity';
+import { GraphQLUUID } from '../../../platform/shared/scalars';
+import { Meeting } from '../meeting.entity';
+import { User } from '../../user';
 
 export enum ParticipantStatus {
   NEW = 'new',

@@ -7,7 +7,7 @@ import {
   executeRows,
   selectByIds,
   selectRows,
-} from '../../platform/sql/rows';
+} from '../../../platform/sql/rows';
 import {
   idIn,
   insertOf,
@@ -15,7 +15,7 @@ import {
   readerOf,
   tableOf,
   updateOf,
-} from '../../platform/sql/read-model';
+} from '../../../platform/sql/read-model';
 import {
   byCreation,
   countList,
@@ -25,10 +25,10 @@ import {
   readSlices,
   type Slice,
   type SliceRequest,
-} from '../../platform/sql/keyset';
-import { type Page, pageClause, pageParams } from '../../platform/shared/pagination';
-import { MeetingStatus } from './meeting.entity';
-import { User, type UserRecord, visibleUserSql } from '../user';
+} from '../../../platform/sql/keyset';
+import { type Page, pageClause, pageParams } from '../../../platform/shared/pagination';
+import { MeetingStatus } from '../meeting.entity';
+import { User, type UserRecord, visibleUserSql } from '../../user';
 import { Participant, ParticipantStatus } from './participant.entity';
 
 /** A participant as queries and mutations answer it. */
