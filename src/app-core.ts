@@ -71,9 +71,7 @@ export async function openCore(options: CreateAppOptions, logger: Logger): Promi
     secrets,
     ...moduleDependencies({ config, secrets }),
   };
-  const schema = await createSchema({
-    maxParticipantsPerMeeting: config.maxParticipantsPerMeeting,
-  });
+  const schema = await createSchema(config);
   // A key whose first request has run twice the request timeout (crashed, or its answer never
   // kept) is abandoned: the next retry takes it over.
   const idempotencyKeys = new IdempotencyKeys(database.orm.em.fork(), secrets, {

@@ -38,6 +38,7 @@ export interface AppRuntime {
 type Gives<Have extends Want, Want> = [Have, Want];
 export type ModulesAreGiven = [
   Gives<AppSetup, WantsOf<typeof parts, 'deps'>>,
+  Gives<Config | null, WantsOf<typeof parts, 'listBounds'>>,
   Gives<AppRuntime, WantsOf<typeof parts, 'routes'>>,
   Gives<AppRuntime, WantsOf<typeof parts, 'worker'>>,
 ];

@@ -20,14 +20,14 @@ import {
   type ServicesOf,
   type StoresOf,
 } from './platform/composition/module';
-import { buildServiceSchema, type SchemaBounds } from './platform/graphql/build-schema';
+import { buildServiceSchema } from './platform/graphql/build-schema';
+import type { ListBound } from './platform/graphql/node-limit';
 import { ChangeLogStore } from './platform/live/change-log';
 import { currentRequest } from './platform/observability/request-tracking';
 import { BaseEntity } from './platform/shared/base.entity';
 import type { SecretBox } from './platform/auth/secret-box';
 import type { Config } from './config';
 import { modules } from './modules';
-import { DEFAULT_MAX_PARTICIPANTS_PER_MEETING } from './modules/meeting';
 
 // The operation context, assembled from the modules' descriptors (src/modules/index.ts): the same
 // for both faces (GraphQL and REST), and for work done outside a request.
@@ -102,12 +102,13 @@ if (!callerOf || callerLookups.length > 1) {
 export const liveEvents = { topicsOf: topicsOf<Notice>(parts) };
 
 /** The one schema both faces execute against. */
-export function createSchema(
-  bounds: SchemaBounds = { maxParticipantsPerMeeting: DEFAULT_MAX_PARTICIPANTS_PER_MEETING },
-): Promise<GraphQLSchema> {
+export function createSchema(config: Config | null = null): Promise<GraphQLSchema> {
+  const listBounds = parts.flatMap((part) =>
+    'listBounds' in part ? (part.listBounds as (config: Config | null) => ListBound[])(config) : [],
+  );
   return buildServiceSchema(
     parts.flatMap((part): readonly ClassOf[] => ('resolvers' in part ? part.resolvers : [])),
-    bounds,
+    listBounds,
   );
 }
 

@@ -6,6 +6,7 @@ import { defineModule } from '../../platform/composition/module';
 import type { UserRecord } from '../user';
 import { MeetingLifecycleService } from './lifecycle/meeting-lifecycle.service';
 import { Meeting } from './meeting.entity';
+import { DEFAULT_MAX_PARTICIPANTS_PER_MEETING } from './meeting.limits';
 import { MeetingService, type MeetingServiceLoaders, type MeetingStores } from './meeting.service';
 import { meetingLoaders, MeetingStore } from './meeting.store';
 import { MeetingConnection, ParticipantConnection } from './meeting.types';
@@ -88,6 +89,14 @@ export const meetingModule = defineModule({
     meetingLifecycle: (p: ServiceParts<MeetingStores, MeetingServiceLoaders & OccurrenceLoaders>) =>
       new MeetingLifecycleService(p.stores, p.loaders),
   },
+  // Participants past the cap are refused: a meeting's participant lists hold at most that.
+  listBounds: (config: MeetingDeps | null) => [
+    {
+      parent: 'Meeting',
+      items: 'Participant',
+      max: config?.maxParticipantsPerMeeting ?? DEFAULT_MAX_PARTICIPANTS_PER_MEETING,
+    },
+  ],
   deps: (setup: { config: MeetingDeps }): MeetingDeps => ({
     maxParticipantsPerMeeting: setup.config.maxParticipantsPerMeeting,
   }),

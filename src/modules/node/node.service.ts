@@ -2,8 +2,8 @@ import { isUUID } from 'class-validator';
 import type { FollowRecord, FollowStore } from '../follow';
 import type { MeetingLoaders, MeetingRecord, MeetingService, ParticipantRecord } from '../meeting';
 import { isVisibleUser, type UserLoaders, type UserRecord } from '../user';
-import { asNode, type NodeTypeName } from '../../platform/graphql/node-interface';
-import type { NodeKind } from './node.store';
+import { asNode } from '../../platform/graphql/node-interface';
+import type { NodeKind, NodeTypeName } from './node.store';
 import type { StoreSet } from '../../platform/composition/context';
 import type { NodeStore } from './node.store';
 

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
 import type { CallerLookup } from '../auth/tokens';
+import type { ListBound } from '../graphql/node-limit';
 
 /** A class the ORM maps or type-graphql reads (entities, resolvers). */
 export type ClassOf = abstract new (...args: never[]) => unknown;
@@ -54,6 +55,11 @@ export interface ModuleDescriptor {
   readonly deps?: (setup: never) => object;
   /** Its own HTTP routes (beside GraphQL and REST), given the app's runtime. */
   readonly routes?: (runtime: never) => readonly ModuleRoute[];
+  /**
+   * Bounds on its lists that no argument sizes, for the node limit (node-limit.ts), from the
+   * configuration (null: the defaults, for a schema built without one).
+   */
+  readonly listBounds?: (config: never) => readonly ListBound[];
   /** What it runs beside requests, started with the app and closed before the database. */
   readonly worker?: (runtime: never) => Promise<ModuleWorker>;
 }
@@ -118,13 +124,16 @@ export type DepsOf<M extends readonly ModuleDescriptor[]> = UnionToIntersection<
 >;
 
 /** What the functions `K` of every module in `M` ask of their argument, all together. */
-export type WantsOf<
-  M extends readonly ModuleDescriptor[],
-  K extends keyof ModuleDescriptor,
-> = UnionToIntersection<
-  Each<M> extends infer D
-    ? D extends { [k in K]: (argument: infer A) => unknown }
-      ? A
-      : never
-    : never
->;
+export type WantsOf<M extends readonly ModuleDescriptor[], K extends keyof ModuleDescriptor> =
+  // Boxed, so that an argument that is itself a union (`T | null`) is not split apart.
+  Unboxed<
+    UnionToIntersection<
+      Each<M> extends infer D
+        ? D extends { [k in K]: (argument: infer A) => unknown }
+          ? { wants: A }
+          : never
+        : never
+    >
+  >;
+
+type Unboxed<B> = B extends { wants: infer A } ? A : never;

@@ -9,6 +9,7 @@ import { validateArgs } from '../shared/validation';
 import { viewerAuthChecker } from '../auth/tokens';
 import { callFieldResolversDirectly } from './execution';
 import { nodeTypeOf } from './node-interface';
+import type { ListBound } from './node-limit';
 
 /**
  * type-graphql asks for a PubSub once the schema has subscriptions, although each of ours brings
@@ -20,11 +21,6 @@ const NO_PUBSUB: PubSub = {
     throw new Error('every subscription of this schema brings its own subscribe function');
   },
 };
-
-/** What the service bounds, which the schema carries for the node limit (node-limit.ts). */
-export interface SchemaBounds {
-  maxParticipantsPerMeeting: number;
-}
 
 /**
  * Orders the resolvers' root fields and field resolvers as `resolvers` lists their classes.
@@ -48,7 +44,7 @@ function orderAsListed(resolvers: readonly unknown[]): void {
  */
 export async function buildServiceSchema(
   resolvers: readonly (abstract new (...args: never[]) => unknown)[],
-  bounds: SchemaBounds,
+  listBounds: readonly ListBound[],
 ): Promise<GraphQLSchema> {
   const [first, ...rest] = resolvers;
   if (!first) {
@@ -62,7 +58,7 @@ export async function buildServiceSchema(
     authChecker: viewerAuthChecker,
   };
   const built = await buildSchema(options);
-  const schema = new GraphQLSchema({ ...built.toConfig(), extensions: { ...bounds } });
+  const schema = new GraphQLSchema({ ...built.toConfig(), extensions: { listBounds } });
   callFieldResolversDirectly(schema, options);
   // type-graphql wraps resolveType in an async function, which the compiled executor (graphql-jit)
   // does not await: Node answers its type synchronously.
