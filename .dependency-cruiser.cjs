@@ -3,7 +3,8 @@
 // A value import may only point down (or within its own layer); a type-only import may also
 // name a type of a layer above (the operation Context, the Config shape), since it leaves no
 // trace at run time. A module uses another module only where that one is its foundation (below),
-// and never the registry (src/modules/index.ts), which imports every module.
+// and only through its face (its index.ts); never the registry (src/modules/index.ts), which
+// imports every module, not even for a type. No file reaches itself, through any import.
 const APP = '^src/[^/]+\\.ts$|^src/db/';
 const REST = '^rest/';
 const MODULES = '^src/modules/';
@@ -15,10 +16,11 @@ const MODULE_FOUNDATIONS = {
   follow: ['user'],
   meeting: ['user'],
   auth: ['user'],
+  'meeting-events': ['user', 'meeting'],
   node: ['user', 'meeting', 'follow'],
   availability: ['user', 'meeting'],
   calendar: ['user', 'meeting'],
-  webhook: ['user', 'meeting'],
+  webhook: ['user', 'meeting', 'meeting-events'],
 };
 
 /** Which platform folders each platform folder may import from. */
@@ -32,6 +34,7 @@ const PLATFORM_FOUNDATIONS = {
   graphql: ['shared', 'observability', 'sql', 'auth', 'http'],
   live: ['shared', 'observability', 'sql', 'auth', 'graphql'],
   jobs: ['shared', 'observability'],
+  composition: ['shared', 'observability', 'sql'],
 };
 
 const up = (name, from, to, comment) => ({
@@ -101,11 +104,25 @@ module.exports = {
       'A migration stands alone: later code changes must not change it.',
     ),
     {
-      name: 'no-value-cycles',
-      comment: 'No file reaches itself through value imports.',
+      name: 'module-reaches-into-another',
+      comment: 'Another module is used through its face (its index.ts), never its internal files.',
+      severity: 'error',
+      from: { path: `${MODULES}([^/]+)/` },
+      to: { path: `${MODULES}[^/]+/`, pathNot: `${MODULES}($1/|[^/]+/index\\.ts$)` },
+    },
+    {
+      name: 'module-imports-registry',
+      comment: 'The registry lists the modules; a module never imports it, not even a type.',
+      severity: 'error',
+      from: { path: `${MODULES}[^/]+/` },
+      to: { path: `${MODULES}index\\.ts$` },
+    },
+    {
+      name: 'no-cycles',
+      comment: 'No file reaches itself, through any import (types included).',
       severity: 'error',
       from: {},
-      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+      to: { circular: true },
     },
   ],
   options: {

@@ -256,6 +256,74 @@ function operationIds(routes: readonly RouteSpec[]): string[] {
   });
 }
 
+/** What the document says of the API as a whole. */
+const API_INFO: OpenApiDocument['info'] = {
+  title: 'Meeting Coordination Service',
+  version: '1.0.0',
+  description:
+    'The REST interface of the meeting coordination service: users, follows, meetings, ' +
+    'participants and invitations. Fields are snake_case and always present (an empty ' +
+    'optional is `null`). Every endpoint but registration, sign-in, the token endpoint ' +
+    'and the health probes needs `Authorization: Bearer <access token>`. A failure is ' +
+    'answered with `{"errors": "<CODE>"}`, invalid input with 422 and ' +
+    '`{"errors": {"<field>": "VALIDATION_<FIELD>_<REASON>"}}`. Every POST takes an ' +
+    '`Idempotency-Key` header, which makes its retry safe.',
+};
+
+/** The operation of one route: its parameters and body from its GraphQL operation's variables. */
+function routeOperation(
+  builder: Builder,
+  at: { route: RouteSpec; operationId: string; name: string | null; primary: RouteSpec },
+): OpenApiOperation {
+  const { route, operationId, name, primary } = at;
+  const inputs = inputsOf(builder, route, operationId);
+  const parameters = [
+    ...inputs.path.map((input) => parameter(input, 'path')),
+    ...inputs.query.map((input) => parameter(input, 'query')),
+    ...(route.method === 'post' ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+  ];
+  const description =
+    primary !== route
+      ? `Alias of \`${primary.method.toUpperCase()} ${openApiPath(primary.path)}\`, answering ` +
+        'exactly like it (kept for a published mobile client).'
+      : name
+        ? describeOperation(builder, operationNamed(builder, name))
+        : dispatched[`${route.method} ${route.path}`]?.description;
+  return {
+    operationId,
+    summary: route.summary,
+    ...(description ? { description } : {}),
+    tags: [route.tag],
+    security: route.public ? [] : [{ bearerAuth: [] }],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(inputs.body
+      ? {
+          requestBody: {
+            required: true,
+            content: Object.fromEntries(
+              bodyMediaTypes[route.body].map((type) => [
+                type,
+                { schema: schemaRef(`${operationId}Body`) },
+              ]),
+            ),
+          },
+        }
+      : {}),
+    responses: responsesOf(route, name, inputs.fields),
+  };
+}
+
+/** The operation of a health probe. */
+function healthOperation(probe: (typeof healthProbes)[number]): OpenApiOperation {
+  return {
+    operationId: probe.operationId,
+    summary: probe.summary,
+    tags: ['health'],
+    security: [],
+    responses: probe.responses,
+  };
+}
+
 /**
  * The OpenAPI 3.1 document of the REST facade, generated from the route table: every route's
  * parameters and body come from its GraphQL operation's variables (with the limits of the
@@ -276,68 +344,15 @@ export function buildOpenApiDocument(
     if (name) {
       primaries.set(name, primary);
     }
-    const inputs = inputsOf(builder, route, operationId);
-    const parameters = [
-      ...inputs.path.map((input) => parameter(input, 'path')),
-      ...inputs.query.map((input) => parameter(input, 'query')),
-      ...(route.method === 'post' ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
-    ];
-    const description =
-      primary !== route
-        ? `Alias of \`${primary.method.toUpperCase()} ${openApiPath(primary.path)}\`, answering ` +
-          'exactly like it (kept for a published mobile client).'
-        : name
-          ? describeOperation(builder, operationNamed(builder, name))
-          : dispatched[`${route.method} ${route.path}`]?.description;
-    const operation: OpenApiOperation = {
-      operationId,
-      summary: route.summary,
-      ...(description ? { description } : {}),
-      tags: [route.tag],
-      security: route.public ? [] : [{ bearerAuth: [] }],
-      ...(parameters.length > 0 ? { parameters } : {}),
-      ...(inputs.body
-        ? {
-            requestBody: {
-              required: true,
-              content: Object.fromEntries(
-                bodyMediaTypes[route.body].map((type) => [
-                  type,
-                  { schema: schemaRef(`${operationId}Body`) },
-                ]),
-              ),
-            },
-          }
-        : {}),
-      responses: responsesOf(route, name, inputs.fields),
-    };
+    const operation = routeOperation(builder, { route, operationId, name, primary });
     (paths[openApiPath(route.path)] ??= {})[route.method] = operation;
   });
   for (const probe of healthProbes) {
-    paths[probe.path] = {
-      get: {
-        operationId: probe.operationId,
-        summary: probe.summary,
-        tags: ['health'],
-        security: [],
-        responses: probe.responses,
-      },
-    };
+    paths[probe.path] = { get: healthOperation(probe) };
   }
   return {
     openapi: '3.1.0',
-    info: {
-      title: 'Meeting Coordination Service',
-      version: '1.0.0',
-      description:
-        'The REST interface of the meeting coordination service: users, follows, meetings, ' +
-        'participants and invitations. Fields are snake_case and always present (an empty ' +
-        'optional is `null`). Every endpoint but registration, sign-in, the token endpoint ' +
-        'and the health probes needs `Authorization: Bearer <access token>`. A failure is ' +
-        'answered with `{"errors": "<CODE>"}`, invalid input with 422 and ' +
-        '`{"errors": {"<field>": "VALIDATION_<FIELD>_<REASON>"}}`. Every POST takes an ' +
-        '`Idempotency-Key` header, which makes its retry safe.',
-    },
+    info: API_INFO,
     servers: [{ url: '/api/v1', description: 'This service' }],
     tags,
     paths,

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type VariablePosition, variablePositions } from '../src/platform/graphql/argument-rules';
+import { variablePositions } from '../src/platform/graphql/argument-rules';
 import { compileOperation, type RunOperation } from '../src/platform/graphql/execution';
+import type { PreparedOperation } from './prepared-operation';
 import { toSnake } from './names';
 import { wireEnumSerializers, withWireNames } from './wire';
 import {
@@ -19,22 +20,7 @@ import {
   visit,
 } from 'graphql';
 
-/** A named GraphQL operation, parsed and validated against the schema once, at start-up. */
-export interface PreparedOperation {
-  name: string;
-  document: DocumentNode;
-  definition: OperationDefinitionNode;
-  /**
-   * Runs the operation, compiled once to JavaScript (graphql-jit) with the same schema and
-   * resolvers, and answers its data in the REST wire form: snake_case keys, enums as spelled by
-   * the contract.
-   */
-  run: RunOperation;
-  /** Where the REST body is in the result's data, by wire names (see bodyPath). */
-  bodyPath: readonly string[];
-  /** Where each variable lands in the root field's arguments (field errors are named by them). */
-  positions: readonly VariablePosition[];
-}
+export type { PreparedOperation } from './prepared-operation';
 
 /**
  * Where the REST body is in an operation's result: the root field's value, and where that is a

@@ -1,7 +1,7 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
-import type { Context } from '../src/modules';
+import type { Context } from '../src/context';
 import type { RequestInfo } from '../src/platform/auth/tokens';
 import {
   argumentRuleFailures,

@@ -15,7 +15,7 @@ import {
 } from 'graphql';
 import { checkValue, intReason, type Report, standIn } from '../src/platform/shared/scalars';
 import type { FieldErrors, ValidationReason } from '../src/platform/shared/errors';
-import type { PreparedOperation } from './operations';
+import type { PreparedOperation } from './prepared-operation';
 import { clientFieldPath, toSnake } from './names';
 import { wireFieldsOf } from './wire-inputs';
 

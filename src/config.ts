@@ -3,6 +3,7 @@ import { REFRESH_REUSE_INTERVAL } from './platform/auth/tokens';
 import { DEFAULT_RESTART_ATTEMPTS } from './platform/postgres/embedded/supervisor';
 import { DEFAULT_MAX_PARTICIPANTS_PER_MEETING } from './modules/meeting/meeting.limits';
 import { WEBHOOK_LIMITS } from './modules/webhook/webhook.limits';
+import { retrySchedule, secretKey } from './modules/webhook/webhook.settings';
 
 export const DEFAULT_JWT_SECRET = 'dev-only-signing-secret-change-me';
 
@@ -24,37 +25,6 @@ const optionalUrl = z
 const boolean = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
-
-const SECONDS_LIST = /^\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*$/;
-const { retries } = WEBHOOK_LIMITS;
-
-/** WEBHOOK_RETRY_SCHEDULE: seconds before each retry; empty or unset, the default. */
-const retrySchedule = z
-  .string()
-  .trim()
-  .transform((v) => (v === '' ? undefined : v))
-  .pipe(
-    z
-      .string()
-      .regex(SECONDS_LIST, 'must be seconds separated by commas, e.g. 5,300,1800')
-      .transform((v) => v.split(',').map(Number))
-      .refine((list) => list.length <= retries.max, `at most ${retries.max} retries`)
-      .refine(
-        (list) => list.every((seconds) => seconds <= retries.maxSeconds),
-        `each wait at most ${retries.maxSeconds} seconds (a week)`,
-      )
-      .optional(),
-  )
-  .optional();
-
-/** WEBHOOK_SECRET_KEY: 32 bytes, base64. */
-const secretKey = z
-  .string()
-  .trim()
-  .refine(
-    (v) => /^[A-Za-z0-9+/]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32,
-    'must be 32 random bytes in base64, e.g. the output of `openssl rand -base64 32`',
-  );
 
 const schema = z
   .object({
@@ -307,6 +277,45 @@ export class ConfigError extends Error {
   }
 }
 
+/** Where the data lives, as the environment says. */
+function databaseOf(env: Env): DatabaseConfig {
+  return env.DATABASE_URL
+    ? {
+        kind: 'postgres',
+        url: env.DATABASE_URL,
+        poolSize: env.DB_POOL_SIZE,
+        ...(env.DATABASE_POOLER === 'transaction' && { pooler: env.DATABASE_POOLER }),
+        ...(env.DATABASE_DIRECT_URL && { directUrl: env.DATABASE_DIRECT_URL }),
+      }
+    : {
+        kind: 'embedded',
+        dataDir: env.DATA_DIR,
+        poolSize: env.DB_POOL_SIZE,
+        restartAttempts: env.EMBEDDED_RESTART_ATTEMPTS,
+      };
+}
+
+/** Tokens: their keys, issuer, audience and lifetimes, and an external issuer's. */
+function authOf(env: Env): Config['auth'] {
+  return {
+    secret: env.JWT_SECRET,
+    privateKeyPem: env.JWT_PRIVATE_KEY ?? null,
+    issuer: env.JWT_ISSUER ?? null,
+    audience: env.JWT_AUDIENCE,
+    accessTokenTtl: env.ACCESS_TOKEN_TTL,
+    refreshTokenTtl: env.REFRESH_TOKEN_TTL,
+    refreshReuseInterval: env.REFRESH_TOKEN_REUSE_INTERVAL,
+    external:
+      env.OAUTH_EXTERNAL_ISSUER && env.OAUTH_EXTERNAL_JWKS_URL
+        ? {
+            issuer: env.OAUTH_EXTERNAL_ISSUER,
+            jwksUrl: env.OAUTH_EXTERNAL_JWKS_URL,
+            audience: env.OAUTH_EXTERNAL_AUDIENCE ?? null,
+          }
+        : null,
+  };
+}
+
 /** Parses and validates the environment once; throws ConfigError naming every bad variable. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema.safeParse(source);
@@ -321,20 +330,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST,
     port: env.PORT,
     logLevel: env.LOG_LEVEL,
-    database: env.DATABASE_URL
-      ? {
-          kind: 'postgres',
-          url: env.DATABASE_URL,
-          poolSize: env.DB_POOL_SIZE,
-          ...(env.DATABASE_POOLER === 'transaction' && { pooler: env.DATABASE_POOLER }),
-          ...(env.DATABASE_DIRECT_URL && { directUrl: env.DATABASE_DIRECT_URL }),
-        }
-      : {
-          kind: 'embedded',
-          dataDir: env.DATA_DIR,
-          poolSize: env.DB_POOL_SIZE,
-          restartAttempts: env.EMBEDDED_RESTART_ATTEMPTS,
-        },
+    database: databaseOf(env),
     publicUrl: env.PUBLIC_URL ?? null,
     introspection: env.GRAPHQL_INTROSPECTION ?? env.NODE_ENV !== 'production',
     trustedDocuments: {
@@ -371,22 +367,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       perAccount: env.RATE_LIMIT_AUTH_PER_ACCOUNT,
       windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
     },
-    auth: {
-      secret: env.JWT_SECRET,
-      privateKeyPem: env.JWT_PRIVATE_KEY ?? null,
-      issuer: env.JWT_ISSUER ?? null,
-      audience: env.JWT_AUDIENCE,
-      accessTokenTtl: env.ACCESS_TOKEN_TTL,
-      refreshTokenTtl: env.REFRESH_TOKEN_TTL,
-      refreshReuseInterval: env.REFRESH_TOKEN_REUSE_INTERVAL,
-      external:
-        env.OAUTH_EXTERNAL_ISSUER && env.OAUTH_EXTERNAL_JWKS_URL
-          ? {
-              issuer: env.OAUTH_EXTERNAL_ISSUER,
-              jwksUrl: env.OAUTH_EXTERNAL_JWKS_URL,
-              audience: env.OAUTH_EXTERNAL_AUDIENCE ?? null,
-            }
-          : null,
-    },
+    auth: authOf(env),
   };
 }

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createSchema } from './modules';
+import { createSchema } from './context';
 import { schemaSdl } from './platform/graphql/sdl';
 
 export const SCHEMA_FILE = resolve(__dirname, '../../schema/schema.graphql');

@@ -1,6 +1,6 @@
 import { Follow } from '../../src/modules/follow/follow.entity';
 import { Meeting } from '../../src/modules/meeting/meeting.entity';
-import { Participant } from '../../src/modules/meeting/participant.entity';
+import { Participant } from '../../src/modules/meeting/participants/participant.entity';
 import { User } from '../../src/modules/user/user.entity';
 import type { GraphQLErrorBody } from '../helpers/graphql-client';
 import { RestClient, type RestResponse } from '../helpers/rest-client';

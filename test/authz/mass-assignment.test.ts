@@ -6,7 +6,7 @@ import {
   isObjectType,
 } from 'graphql';
 import { Meeting } from '../../src/modules/meeting/meeting.entity';
-import { Participant } from '../../src/modules/meeting/participant.entity';
+import { Participant } from '../../src/modules/meeting/participants/participant.entity';
 import { User } from '../../src/modules/user/user.entity';
 import type { RestBody } from '../helpers/rest-client';
 import type { SeededMeeting, SeededUser } from '../helpers/seed';

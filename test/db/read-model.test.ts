@@ -3,7 +3,7 @@ import { readModelColumns, tableOf } from '../../src/platform/sql/read-model';
 import { openDatabase } from '../../src/platform/postgres/orm';
 import { Follow } from '../../src/modules/follow/follow.entity';
 import { Meeting } from '../../src/modules/meeting/meeting.entity';
-import { Participant } from '../../src/modules/meeting/participant.entity';
+import { Participant } from '../../src/modules/meeting/participants/participant.entity';
 import { User } from '../../src/modules/user/user.entity';
 import { createTestDatabase } from '../helpers/test-database';
 import { dataModel } from '../../src/data-model';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { printSchema } from 'graphql';
-import { createSchema } from '../../src/modules';
+import { createSchema } from '../../src/context';
 
 describe('the checked-in SDL', () => {
   it('is exactly what the code builds (run `npm run schema:print` after changing the schema)', async () => {

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { type GraphQLSchema, isObjectType } from 'graphql';
-import { createSchema } from '../../src/modules';
+import { createSchema } from '../../src/context';
 import { ValidationFailedError } from '../../src/platform/shared/errors';
 
 /** A field's resolver as the schema holds it. */

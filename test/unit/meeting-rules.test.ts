@@ -1,6 +1,6 @@
 import { MeetingStatus } from '../../src/modules/meeting/meeting.entity';
 import { statusAfterAnswers } from '../../src/modules/meeting/meeting.rules';
-import { ParticipantStatus } from '../../src/modules/meeting/participant.entity';
+import { ParticipantStatus } from '../../src/modules/meeting/participants/participant.entity';
 
 const { NEW, ACCEPTED, DECLINED } = ParticipantStatus;
 const owner = { userId: 'owner', status: ACCEPTED };

@@ -1,9 +1,9 @@
 import { MetadataStorage } from '@mikro-orm/core';
-import { entities } from '../../modules';
+import { dataModel } from '../../data-model';
 import type { Pool } from 'pg';
 import { Follow } from '../../modules/follow/follow.entity';
 import { Meeting } from '../../modules/meeting/meeting.entity';
-import { Participant } from '../../modules/meeting/participant.entity';
+import { Participant } from '../../modules/meeting/participants/participant.entity';
 import { User } from '../../modules/user/user.entity';
 import type { EntityClass } from '../../platform/sql/read-model';
 import { generateFollows } from './follows';
@@ -46,7 +46,7 @@ export interface SeedSummary {
 
 /** The tables of the entities, read from their declarations (the migrations table is none). */
 function entityTables(): string[] {
-  const names = new Set(entities.map((entity) => entity.name));
+  const names = new Set(dataModel.entities.map((entity) => entity.name));
   return Object.values(MetadataStorage.getMetadata())
     .filter((meta) => names.has(meta.className) && meta.tableName)
     .map((meta) => meta.tableName);
@@ -95,6 +95,34 @@ function countInvitations(pool: Pool, userId: string): Promise<number> {
   );
 }
 
+/** Inserts `count` generated users; answers how many were inserted, and who they are. */
+async function insertUsers(
+  context: LoadContext,
+  rng: Random,
+  run: { count: number; accountToken: string; now: number },
+): Promise<{ users: number; generated: SeedUser[] }> {
+  const generated: SeedUser[] = [];
+  function* userRecords(): Generator<PlannedRecord<User>> {
+    for (const { user, record } of generateUsers(
+      rng,
+      run.count,
+      run.accountToken,
+      context.passwordHash,
+      run.now,
+    )) {
+      generated.push(user);
+      yield record;
+    }
+  }
+  const users = await insertAll(
+    context,
+    { label: 'users', total: run.count, entity: User },
+    userRecords(),
+    { batchRows: BATCH_ROWS.users },
+  );
+  return { users, generated };
+}
+
 /** Loads sample data: users, follows, meetings and participants. */
 export async function loadSampleData(
   context: LoadContext,
@@ -111,25 +139,11 @@ export async function loadSampleData(
   const accountToken = await chooseAccountToken(pool);
   // A fresh database gets the same data for the same seed; a later run adds different data.
   const rng = accountToken ? new Random(options.seed).fork(accountToken) : new Random(options.seed);
-  const generated: SeedUser[] = [];
-  function* userRecords(): Generator<PlannedRecord<User>> {
-    for (const { user, record } of generateUsers(
-      rng.fork('users'),
-      options.users,
-      accountToken,
-      context.passwordHash,
-      now,
-    )) {
-      generated.push(user);
-      yield record;
-    }
-  }
-  const users = await insertAll(
-    context,
-    { label: 'users', total: options.users, entity: User },
-    userRecords(),
-    { batchRows: BATCH_ROWS.users },
-  );
+  const { users, generated } = await insertUsers(context, rng.fork('users'), {
+    count: options.users,
+    accountToken,
+    now,
+  });
 
   // Follows among this run's users and the fixed ones.
   const { demo, inbox, admin } = fixed.users;

@@ -1,5 +1,5 @@
 import { MEETING_LIMITS, MeetingStatus, MeetingType } from '../../modules/meeting/meeting.entity';
-import { ParticipantStatus } from '../../modules/meeting/participant.entity';
+import { ParticipantStatus } from '../../modules/meeting/participants/participant.entity';
 import type { Random } from './random';
 import { DAY, HOUR, MINUTE } from './time';
 import {

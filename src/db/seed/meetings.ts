@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { type Meeting, MeetingStatus, MeetingType } from '../../modules/meeting/meeting.entity';
-import { type Participant, ParticipantStatus } from '../../modules/meeting/participant.entity';
+import {
+  type Participant,
+  ParticipantStatus,
+} from '../../modules/meeting/participants/participant.entity';
 import type { Planned, PlannedRecord } from './planned';
 import type { Random } from './random';
 import { DAY, HOUR, MINUTE, SECOND } from './time';
@@ -79,6 +82,24 @@ interface MeetingSpec {
   invitee?: SeedUser;
 }
 
+/** When a planned meeting of `status` last changed. */
+function meetingUpdatedAt(
+  rng: Random,
+  status: MeetingStatus,
+  at: { now: number; startTime: number; createdAt: number; lastChange: number },
+): number {
+  switch (status) {
+    case MeetingStatus.COMPLETED:
+      return Math.min(at.now, at.startTime + rng.between(30, 90) * MINUTE);
+    case MeetingStatus.CONFIRMED:
+    case MeetingStatus.CANCELLED:
+      // The last answer switched the status.
+      return Math.max(at.lastChange, at.createdAt + rng.between(SECOND, MINUTE));
+    case MeetingStatus.PENDING:
+      return Math.max(at.lastChange, at.createdAt + rng.between(SECOND, 10 * MINUTE));
+  }
+}
+
 class MeetingPlanner {
   constructor(
     private readonly rng: Random,
@@ -122,40 +143,9 @@ class MeetingPlanner {
         updatedAt: createdAt,
       },
     ];
-    const maxStep = Math.min(3 * SECOND, (horizon - createdAt) / (2 * (guests.length + 1)));
-    let invitedAt = createdAt;
-    let lastChange = createdAt;
-    guests.forEach((guest, i) => {
-      invitedAt += rng.between(maxStep / 100, maxStep);
-      const status = answers[i] ?? ParticipantStatus.NEW;
-      let updatedAt = invitedAt;
-      if (status !== ParticipantStatus.NEW) {
-        updatedAt = invitedAt + Math.max(SECOND, rng.float() * (horizon - invitedAt));
-        lastChange = Math.max(lastChange, updatedAt);
-      }
-      participants.push({
-        id: randomUUID(),
-        userId: guest.id,
-        status,
-        createdAt: invitedAt,
-        updatedAt,
-      });
-    });
+    const lastChange = this.inviteGuests(participants, guests, answers, { createdAt, horizon });
 
-    let updatedAt: number;
-    switch (status) {
-      case MeetingStatus.COMPLETED:
-        updatedAt = Math.min(now, startTime + rng.between(30, 90) * MINUTE);
-        break;
-      case MeetingStatus.CONFIRMED:
-      case MeetingStatus.CANCELLED:
-        // The last answer switched the status.
-        updatedAt = Math.max(lastChange, createdAt + rng.between(SECOND, MINUTE));
-        break;
-      case MeetingStatus.PENDING:
-        updatedAt = Math.max(lastChange, createdAt + rng.between(SECOND, 10 * MINUTE));
-        break;
-    }
+    const updatedAt = meetingUpdatedAt(rng, status, { now, startTime, createdAt, lastChange });
 
     const place = locationFor(rng);
     const accepted = participants.filter(
@@ -179,6 +169,39 @@ class MeetingPlanner {
       status,
       participants,
     };
+  }
+
+  /**
+   * Adds `guests` to `participants`, invited a moment apart after `createdAt`, answering
+   * `answers` before `horizon`; answers when the last of them answered.
+   */
+  private inviteGuests(
+    participants: PlannedParticipant[],
+    guests: readonly SeedUser[],
+    answers: readonly ParticipantStatus[],
+    { createdAt, horizon }: { createdAt: number; horizon: number },
+  ): number {
+    const { rng } = this;
+    const maxStep = Math.min(3 * SECOND, (horizon - createdAt) / (2 * (guests.length + 1)));
+    let invitedAt = createdAt;
+    let lastChange = createdAt;
+    guests.forEach((guest, i) => {
+      invitedAt += rng.between(maxStep / 100, maxStep);
+      const status = answers[i] ?? ParticipantStatus.NEW;
+      let updatedAt = invitedAt;
+      if (status !== ParticipantStatus.NEW) {
+        updatedAt = invitedAt + Math.max(SECOND, rng.float() * (horizon - invitedAt));
+        lastChange = Math.max(lastChange, updatedAt);
+      }
+      participants.push({
+        id: randomUUID(),
+        userId: guest.id,
+        status,
+        createdAt: invitedAt,
+        updatedAt,
+      });
+    });
+    return lastChange;
   }
 
   /** Adds the inbox user, unanswered, to a pending meeting that has room for one more. */

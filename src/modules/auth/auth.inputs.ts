@@ -1,7 +1,7 @@
 import { MaxLength, MinLength } from 'class-validator';
 import { Field, InputType } from 'type-graphql';
 import { NotBlank } from '../../platform/shared/validation';
-import { USER_LIMITS } from '../user/user.entity';
+import { USER_LIMITS } from '../user';
 
 @InputType({ description: 'A sign-in with a password (the password grant of RFC 6749).' })
 export class LoginInput {

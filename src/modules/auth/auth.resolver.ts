@@ -1,8 +1,7 @@
 import { Arg, Authorized, Ctx, Mutation, Resolver } from 'type-graphql';
-import type { Context } from '../index';
+import type { Context } from './auth.context';
 import { Viewer } from '../../platform/auth/tokens';
-import type { UserRecord } from '../user/user.store';
-import { RegisterInput } from '../user/user.inputs';
+import { RegisterInput, type UserRecord } from '../user';
 import { ChangePasswordInput, LoginInput, LogoutInput, RefreshTokenInput } from './auth.inputs';
 import {
   ChangePasswordPayload,

@@ -8,10 +8,14 @@ import {
   type TokenService,
 } from '../../platform/auth/tokens';
 import { UnauthenticatedError, ValidationFailedError } from '../../platform/shared/errors';
-import type { Stores } from '../index';
-import type { UserRecord } from '../user/user.store';
-import { isVisibleUser } from '../user/user.rules';
+import { isVisibleUser, type UserRecord, type UserStore } from '../user';
 import type { ChangePasswordInput } from './auth.inputs';
+import type { StoreSet } from '../../platform/composition/context';
+import type { RefreshTokenStore } from './refresh-token.store';
+
+/** The stores sign-in works with. */
+export type AuthStores = StoreSet<{ users: UserStore; refreshTokens: RefreshTokenStore }>;
+type Stores = AuthStores;
 
 /** Expired refresh tokens each sign-in deletes: bounded work, enough to keep the table small. */
 const PRUNE_BATCH = 100;

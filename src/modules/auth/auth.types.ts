@@ -1,7 +1,6 @@
 import { Field, Int, ObjectType } from 'type-graphql';
 import type { IssuedTokens } from '../../platform/auth/tokens';
-import { User } from '../user/user.entity';
-import type { UserRecord } from '../user/user.store';
+import { User, type UserRecord } from '../user';
 
 @ObjectType({ simpleResolvers: true, description: 'Tokens issued by a grant (RFC 6749 §5.1).' })
 export class TokenPair implements IssuedTokens {

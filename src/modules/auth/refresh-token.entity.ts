@@ -1,6 +1,6 @@
 import { OptionalProps } from '@mikro-orm/core';
 import { Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
-import { User } from '../user/user.entity';
+import { User } from '../user';
 
 /**
  * One refresh token the service issued: its row is keyed by the JWT's `jti`. Tokens of one sign-in

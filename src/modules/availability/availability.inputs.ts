@@ -13,8 +13,7 @@ import { ArgsType, Field, InputType, Int, registerEnumType } from 'type-graphql'
 import { GraphQLDateTime, GraphQLUUID } from '../../platform/shared/scalars';
 import { DEFAULT_TIME_ZONE } from '../../platform/shared/time-zone';
 import { IsInstant, IsTimeZone } from '../../platform/shared/validation';
-import { MEETING_LIMITS } from '../meeting/meeting.entity';
-import { InputArgs } from '../meeting/meeting-lifecycle.inputs';
+import { InputArgs, MEETING_LIMITS } from '../meeting';
 import { Weekday } from './suggestions';
 
 registerEnumType(Weekday, { name: 'Weekday', description: 'A day of the week (RFC 5545 names).' });

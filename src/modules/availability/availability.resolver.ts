@@ -1,11 +1,14 @@
 import { Args, Authorized, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
-import type { Context } from '../index';
+import type { Context } from './availability.context';
 import { Viewer } from '../../platform/auth/tokens';
-import type { UserRecord } from '../user/user.store';
-import { Meeting } from '../meeting/meeting.entity';
-import type { MeetingRecord } from '../meeting/meeting.store';
-import { AddParticipantPayload, CreateMeetingPayload } from '../meeting/meeting.types';
-import { RescheduleMeetingPayload } from '../meeting/meeting-lifecycle.types';
+import type { UserRecord } from '../user';
+import {
+  AddParticipantPayload,
+  CreateMeetingPayload,
+  Meeting,
+  type MeetingRecord,
+  RescheduleMeetingPayload,
+} from '../meeting';
 import type { FreeBusy } from './availability.service';
 import { MaxItems } from '../../platform/graphql/node-limit';
 import { AVAILABILITY_LIMITS, FreeBusyArgs, SuggestMeetingTimesArgs } from './availability.inputs';

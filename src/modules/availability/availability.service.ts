@@ -1,14 +1,18 @@
 import DataLoader from 'dataloader';
 import { ValidationFailedError } from '../../platform/shared/errors';
 import { DAY_MS, mergeSpans, overlaps, type TimeSpan } from '../../platform/shared/time-zone';
-import type { Loaders, Stores } from '../index';
-import type { MeetingRecord } from '../meeting/meeting.store';
-import { requireWindow } from '../meeting/occurrence.service';
-import { OCCURRENCE_LIMITS, type Occurrence, occurrencesOf } from '../meeting/occurrences';
-import { ParticipantStatus } from '../meeting/participant.entity';
-import { Series } from '../meeting/recurrence';
-import { isVisibleUser } from '../user/user.rules';
-import { type UserRecord, userNotFound } from '../user/user.store';
+import {
+  type MeetingLoaders,
+  type MeetingRecord,
+  type Occurrence,
+  OCCURRENCE_LIMITS,
+  type OccurrenceLoaders,
+  occurrencesOf,
+  ParticipantStatus,
+  requireWindow,
+  Series,
+} from '../meeting';
+import { isVisibleUser, type UserLoaders, userNotFound, type UserRecord } from '../user';
 import type { BusyMeeting } from './availability.store';
 import {
   AVAILABILITY_LIMITS,
@@ -16,6 +20,14 @@ import {
   type SuggestMeetingTimesInput,
 } from './availability.inputs';
 import { type Suggestion, suggestSlots } from './suggestions';
+import type { StoreSet } from '../../platform/composition/context';
+import type { AvailabilityStore } from './availability.store';
+
+/** The stores availability works with. */
+export type AvailabilityStores = StoreSet<{ availability: AvailabilityStore }>;
+type Stores = AvailabilityStores;
+export type AvailabilityLoaders = UserLoaders & MeetingLoaders & OccurrenceLoaders;
+type Loaders = AvailabilityLoaders;
 
 /** One user's busy time; null when they keep it to themselves. */
 export interface FreeBusy {

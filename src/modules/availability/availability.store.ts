@@ -1,10 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { arrayLiteral, selectRows, toIsoTimestamp } from '../../platform/sql/rows';
 import type { TimeSpan } from '../../platform/shared/time-zone';
-import { MeetingStatus } from '../meeting/meeting.entity';
-import type { OccurrenceEdit } from '../meeting/occurrences';
-import type { Timing } from '../meeting/recurrence';
-import { ParticipantStatus } from '../meeting/participant.entity';
+import { MeetingStatus, type OccurrenceEdit, ParticipantStatus, type Timing } from '../meeting';
 
 /** A meeting that keeps some of the asked users busy: when it happens, and whom it keeps. */
 export interface BusyMeeting extends Timing {

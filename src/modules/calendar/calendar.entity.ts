@@ -1,6 +1,6 @@
 import { Entity, ManyToOne, Property, Unique } from '@mikro-orm/decorators/legacy';
 import { BaseEntity } from '../../platform/shared/base.entity';
-import { User } from '../user/user.entity';
+import { User } from '../user';
 
 /**
  * A user's personal calendar feed: the address calendar apps subscribe to, which names the feed by

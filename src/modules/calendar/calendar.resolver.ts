@@ -1,7 +1,7 @@
 import { Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import { Viewer } from '../../platform/auth/tokens';
-import type { Context } from '../index';
-import type { UserRecord } from '../user/user.store';
+import type { Context } from './calendar.context';
+import type { UserRecord } from '../user';
 import {
   CalendarFeedView,
   CreateCalendarFeedPayload,

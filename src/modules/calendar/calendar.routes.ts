@@ -7,7 +7,7 @@ import { currentRequest } from '../../platform/observability/request-tracking';
 import { ValidationFailedError } from '../../platform/shared/errors';
 import { GraphQLUUID } from '../../platform/shared/scalars';
 import type { Turns } from '../../platform/shared/turns';
-import type { Context } from '../index';
+import type { Context } from './calendar.context';
 import { CALENDAR_PATH, FEED_ROUTE, MEETING_ROUTE } from './calendar.links';
 import type { PendingDocument } from './calendar.service';
 import type { IcsDocument } from './ics';

@@ -1,15 +1,26 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { NotFoundError } from '../../platform/shared/errors';
 import { DAY_MS } from '../../platform/shared/time-zone';
-import type { Loaders, Stores } from '../index';
-import type { MeetingService } from '../meeting/meeting.service';
-import type { MeetingRecord } from '../meeting/meeting.store';
-import type { OccurrenceChangeRecord } from '../meeting/occurrence.store';
-import type { ParticipantRecord } from '../meeting/participant.store';
-import type { UserRecord } from '../user/user.store';
+import type {
+  MeetingLoaders,
+  MeetingRecord,
+  MeetingService,
+  OccurrenceChangeRecord,
+  OccurrenceLoaders,
+  ParticipantRecord,
+} from '../meeting';
+import type { UserLoaders, UserRecord } from '../user';
 import { feedUrl } from './calendar.links';
 import type { CalendarFeedView } from './calendar.types';
 import { type CalendarEntry, icsDocument, type IcsDocument, renderingOf, weakTag } from './ics';
+import type { StoreSet } from '../../platform/composition/context';
+import type { CalendarStore } from './calendar.store';
+
+/** The stores calendar feeds work with. */
+export type CalendarStores = StoreSet<{ calendar: CalendarStore }>;
+type Stores = CalendarStores;
+export type CalendarLoaders = UserLoaders & MeetingLoaders & OccurrenceLoaders;
+type Loaders = CalendarLoaders;
 
 /**
  * What a feed holds: the meetings of the last `pastDays` days and every later one (a series while

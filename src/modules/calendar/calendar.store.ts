@@ -1,10 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeRows, readAll, selectRows } from '../../platform/sql/rows';
 import { insertOf, type ReadModel, readerOf, toReadModel } from '../../platform/sql/read-model';
-import { Meeting } from '../meeting/meeting.entity';
-import type { MeetingRecord } from '../meeting/meeting.store';
-import { User } from '../user/user.entity';
-import { visibleUserSql } from '../user/user.rules';
+import { Meeting, type MeetingRecord } from '../meeting';
+import { User, visibleUserSql } from '../user';
 import { CalendarFeed } from './calendar.entity';
 import { SHOWN_USER_FIELDS } from './ics';
 

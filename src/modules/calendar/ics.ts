@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import ical, { ICalAttendeeStatus, type ICalEventData, ICalEventStatus } from 'ical-generator';
 import { localStamp, MINUTE_MS } from '../../platform/shared/time-zone';
-import { MeetingStatus } from '../meeting/meeting.entity';
-import type { MeetingRecord } from '../meeting/meeting.store';
-import type { OccurrenceChangeRecord } from '../meeting/occurrence.store';
-import { ParticipantStatus } from '../meeting/participant.entity';
-import type { ParticipantRecord } from '../meeting/participant.store';
-import { calendarRule } from '../meeting/recurrence';
-import type { UserRecord } from '../user/user.store';
+import {
+  calendarRule,
+  type MeetingRecord,
+  MeetingStatus,
+  type OccurrenceChangeRecord,
+  type ParticipantRecord,
+  ParticipantStatus,
+} from '../meeting';
+import type { UserRecord } from '../user';
 import { vtimezone } from './vtimezone';
 import { ZonedTime } from './zoned-time';
 

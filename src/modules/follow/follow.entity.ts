@@ -3,7 +3,7 @@ import { Node } from '../../platform/graphql/node-interface';
 import { Field, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../../platform/shared/base.entity';
 import { GraphQLUUID } from '../../platform/shared/scalars';
-import { User } from '../user/user.entity';
+import { User } from '../user';
 
 /** `follower` follows `following`. */
 @ObjectType({

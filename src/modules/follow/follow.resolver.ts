@@ -9,13 +9,12 @@ import {
   Resolver,
   Root,
 } from 'type-graphql';
-import type { Context } from '../index';
+import type { Context } from './follow.context';
 import { PageArgs, Paginated } from '../../platform/shared/pagination';
 import { Viewer } from '../../platform/auth/tokens';
-import { User } from '../user/user.entity';
+import { User, type UserRecord } from '../user';
 import { Follow } from './follow.entity';
 import type { FollowRecord } from './follow.store';
-import type { UserRecord } from '../user/user.store';
 import { FollowInput, UnfollowInput, UserIdArgs } from './follow.inputs';
 import { FollowConnection, FollowPayload, FollowStatusType, UnfollowPayload } from './follow.types';
 import { ConnectionArgs, type ConnectionResult } from '../../platform/graphql/connection';

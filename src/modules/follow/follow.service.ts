@@ -2,10 +2,22 @@ import { ConflictError } from '../../platform/shared/errors';
 import { type ConnectionResult, toConnection } from '../../platform/graphql/connection';
 import type { SliceRequest } from '../../platform/sql/keyset';
 import type { Page } from '../../platform/shared/pagination';
-import type { Loaders, Stores } from '../index';
-import type { UserRecord } from '../user/user.store';
+import type { UserLoaders, UserRecord, UserStore } from '../user';
 import type { FollowDirection, FollowRecord } from './follow.store';
 import type { ChangeEntry } from '../../platform/live/change-log';
+import type { StoreSet } from '../../platform/composition/context';
+import type { ChangeLogStore } from '../../platform/live/change-log';
+import type { FollowStore } from './follow.store';
+
+/** The stores follows work with. */
+export type FollowStores = StoreSet<{
+  users: UserStore;
+  follows: FollowStore;
+  events: ChangeLogStore;
+}>;
+type Stores = FollowStores;
+export type FollowLoaders = Pick<UserLoaders, 'primeUsers'>;
+type Loaders = FollowLoaders;
 
 /** Whether two users follow each other, seen from the caller. */
 export interface FollowStatus {

@@ -10,8 +10,7 @@ import {
   type SliceRequest,
 } from '../../platform/sql/keyset';
 import { type Page, pageClause, pageParams } from '../../platform/shared/pagination';
-import { User } from '../user/user.entity';
-import type { UserRecord } from '../user/user.store';
+import { User, type UserRecord } from '../user';
 import { Follow } from './follow.entity';
 
 /** A follow as queries and mutations answer it. */

@@ -4,9 +4,9 @@ import { GraphQLDateTime, GraphQLUUID } from '../../platform/shared/scalars';
 import { Node } from '../../platform/graphql/node-interface';
 import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { DEFAULT_TIME_ZONE } from '../../platform/shared/time-zone';
-import { RECURRENCE_LIMITS } from './recurrence';
+import { RECURRENCE_LIMITS } from './schedule/recurrence.rules';
 import { BaseEntity } from '../../platform/shared/base.entity';
-import { User } from '../user/user.entity';
+import { User } from '../user';
 
 export enum MeetingType {
   ALL_HANDS = 'all-hands',

@@ -23,8 +23,8 @@ import {
   TrimmedMinLength,
 } from '../../platform/shared/validation';
 import { canonicalTimeZone, DEFAULT_TIME_ZONE } from '../../platform/shared/time-zone';
-import { IsRecurrence, normalRecurrence } from './recurrence';
-import { ParticipantStatus } from './participant.entity';
+import { IsRecurrence, normalRecurrence } from './schedule/recurrence.rules';
+import { ParticipantStatus } from './participants/participant.entity';
 import {
   MEETING_LIMITS,
   type Meeting,
@@ -32,8 +32,8 @@ import {
   MeetingStatus,
   MeetingType,
 } from './meeting.entity';
-import type { MeetingFilter } from './meeting.store';
-import type { InvitationFilter } from './participant.store';
+import type { MeetingFilter } from './meeting.filter';
+import type { InvitationFilter } from './participants/participant.store';
 
 export const MAX_PARTICIPANTS_PER_CREATE = 500;
 

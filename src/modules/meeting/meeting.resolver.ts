@@ -9,14 +9,13 @@ import {
   Resolver,
   Root,
 } from 'type-graphql';
-import type { Context } from '../index';
+import type { Context } from './meeting.context';
 import { Viewer } from '../../platform/auth/tokens';
-import { Participant, ParticipantStatus } from './participant.entity';
-import { User } from '../user/user.entity';
+import { Participant, ParticipantStatus } from './participants/participant.entity';
+import { User, type UserRecord } from '../user';
 import { Meeting } from './meeting.entity';
 import type { MeetingRecord } from './meeting.store';
-import type { ParticipantRecord } from './participant.store';
-import type { UserRecord } from '../user/user.store';
+import type { ParticipantRecord } from './participants/participant.store';
 import { ConnectionArgs, type ConnectionResult } from '../../platform/graphql/connection';
 import {
   AddParticipantPayload,

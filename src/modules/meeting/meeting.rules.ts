@@ -1,6 +1,5 @@
-import { ParticipantStatus } from './participant.entity';
-import type { UserRecord } from '../user/user.store';
-import { isAdmin } from '../user/user.rules';
+import { ParticipantStatus } from './participants/participant.entity';
+import { isAdmin, type UserRecord } from '../user';
 import { MeetingStatus } from './meeting.entity';
 
 type Viewer = Pick<UserRecord, 'id' | 'roles' | 'isSuperuser'>;

@@ -9,16 +9,36 @@ import {
 import { type ConnectionResult, toConnection } from '../../platform/graphql/connection';
 import type { SliceRequest } from '../../platform/sql/keyset';
 import type { Page } from '../../platform/shared/pagination';
-import type { Loaders, Stores } from '../index';
 import { type MeetingChange, MeetingEventKind, meetingNotices } from './meeting-event';
-import { ParticipantStatus } from './participant.entity';
-import { type InvitationFilter, newParticipant, type ParticipantRecord } from './participant.store';
-import { type UserRecord, userNotFound } from '../user/user.store';
+import { ParticipantStatus } from './participants/participant.entity';
+import {
+  type InvitationFilter,
+  newParticipant,
+  type ParticipantRecord,
+} from './participants/participant.store';
+import { type UserLoaders, userNotFound, type UserRecord, type UserStore } from '../user';
 import { MeetingStatus } from './meeting.entity';
 import { type AddParticipantInput, type CreateMeetingInput, storedFields } from './meeting.inputs';
 import { isClosed, managesMeeting, seesMeeting, statusAfterAnswers } from './meeting.rules';
-import { seriesBound } from './recurrence';
+import { seriesBound } from './schedule/recurrence.rules';
 import type { LockedMeeting, MeetingFilter, MeetingRecord } from './meeting.store';
+import type { StoreSet } from '../../platform/composition/context';
+import type { ChangeLogStore } from '../../platform/live/change-log';
+import type { MeetingLoaders, MeetingStore } from './meeting.store';
+import type { OccurrenceStore } from './schedule/occurrence.store';
+import type { ParticipantStore } from './participants/participant.store';
+
+/** The stores meetings, their participants and their lifecycle work with. */
+export type MeetingStores = StoreSet<{
+  users: UserStore;
+  meetings: MeetingStore;
+  participants: ParticipantStore;
+  occurrences: OccurrenceStore;
+  events: ChangeLogStore;
+}>;
+type Stores = MeetingStores;
+export type MeetingServiceLoaders = Pick<UserLoaders, 'primeUsers'> & MeetingLoaders;
+type Loaders = MeetingServiceLoaders;
 
 /** A meeting (null: gone) as one statement read it, with its participants and their users. */
 export interface MeetingSnapshot {

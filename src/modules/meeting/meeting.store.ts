@@ -23,19 +23,19 @@ import {
   type SliceRequest,
 } from '../../platform/sql/keyset';
 import { type Page, pageClause, pageParams } from '../../platform/shared/pagination';
-import { Participant, ParticipantStatus } from './participant.entity';
+import { Participant, ParticipantStatus } from './participants/participant.entity';
 import {
   type MeetingParticipants,
   PARTICIPANT_ORDER_KEYS,
   type ParticipantRecord,
   type ParticipantSlice,
-} from './participant.store';
-import { User } from '../user/user.entity';
+} from './participants/participant.store';
+import { User, type UserRecord } from '../user';
 import { Meeting, MeetingRole, REVISED_FIELDS } from './meeting.entity';
 import type { SettableField } from './meeting.inputs';
+import type { MeetingFilter } from './meeting.filter';
 import { inKeyOrder, KnownLoader } from '../../platform/shared/known-loader';
-import type { Stores } from '../index';
-import type { UserRecord } from '../user/user.store';
+import type { ParticipantStore } from './participants/participant.store';
 import DataLoader from 'dataloader';
 
 /** A meeting as queries and mutations answer it. */
@@ -44,14 +44,7 @@ export type MeetingRecord = ReadModel<Meeting>;
 /** The fields a new meeting is written with: what its creator sets, and its owner. */
 export type NewMeeting = Pick<Meeting, SettableField | 'ownerId' | 'recurrenceEndsAt'>;
 
-/** Which of the caller's meetings a list shows, and in which order of start time. */
-export interface MeetingFilter {
-  callerRoles?: MeetingRole[] | null;
-  states?: Meeting['status'][] | null;
-  startsAfter?: Date | null;
-  startsBefore?: Date | null;
-  order?: 'asc' | 'desc' | null;
-}
+export type { MeetingFilter } from './meeting.filter';
 
 /** What a write may change of a meeting (its id, owner and creation stay). */
 export type MeetingChanges = Partial<
@@ -249,7 +242,7 @@ export class MeetingStore {
  * hand them to their loaders here: a meeting's participants, and their users (`primeUsers`).
  */
 export function meetingLoaders(
-  stores: Stores,
+  stores: { readonly meetings: MeetingStore; readonly participants: ParticipantStore },
   primeUsers: (records: readonly UserRecord[]) => void,
 ) {
   const participantsByMeeting = new KnownLoader<string, ParticipantRecord[]>(async (ids) => {
@@ -347,7 +340,7 @@ function byGroup<K extends ParticipantListKey, V>(
  * selects `totalCount`). Users read along with a slice are handed to `primeUsers`.
  */
 export function participantConnectionLoaders(
-  stores: Stores,
+  stores: { readonly participants: ParticipantStore },
   primeUsers: (users: readonly UserRecord[]) => void,
 ) {
   return {
@@ -367,3 +360,6 @@ export function participantConnectionLoaders(
     ),
   };
 }
+
+/** A request's loaders of meetings and their participants (meetingLoaders). */
+export type MeetingLoaders = ReturnType<typeof meetingLoaders>;

@@ -1,7 +1,7 @@
 import { Field, ObjectType } from 'type-graphql';
 import { Connection } from '../../platform/graphql/connection';
-import { Participant } from './participant.entity';
-import type { ParticipantRecord } from './participant.store';
+import { Participant } from './participants/participant.entity';
+import type { ParticipantRecord } from './participants/participant.store';
 import { Meeting } from './meeting.entity';
 import type { MeetingRecord } from './meeting.store';
 

@@ -1,9 +1,9 @@
 import { ArrayMaxSize } from 'class-validator';
 import { Arg, Args, ArgsType, Authorized, Ctx, Field, ID, Query, Resolver } from 'type-graphql';
-import type { Context } from '../index';
+import type { Context } from './node.context';
 import { MAX_PAGE_SIZE } from '../../platform/shared/pagination';
 import { Viewer } from '../../platform/auth/tokens';
-import type { UserRecord } from '../user/user.store';
+import type { UserRecord } from '../user';
 import type { NodeRecord } from './node.service';
 import { Node } from '../../platform/graphql/node-interface';
 

@@ -1,13 +1,17 @@
 import { isUUID } from 'class-validator';
-import type { Loaders, Stores } from '../index';
-import type { FollowRecord } from '../follow/follow.store';
-import type { MeetingService } from '../meeting/meeting.service';
-import type { MeetingRecord } from '../meeting/meeting.store';
-import type { ParticipantRecord } from '../meeting/participant.store';
-import { isVisibleUser } from '../user/user.rules';
-import type { UserRecord } from '../user/user.store';
-import { asNode, type NodeTypeName } from '../../platform/graphql/node-interface';
-import type { NodeKind } from './node.store';
+import type { FollowRecord, FollowStore } from '../follow';
+import type { MeetingLoaders, MeetingRecord, MeetingService, ParticipantRecord } from '../meeting';
+import { isVisibleUser, type UserLoaders, type UserRecord } from '../user';
+import { asNode } from '../../platform/graphql/node-interface';
+import type { NodeKind, NodeTypeName } from './node.store';
+import type { StoreSet } from '../../platform/composition/context';
+import type { NodeStore } from './node.store';
+
+/** The stores `node` works with. */
+export type NodeStores = StoreSet<{ nodes: NodeStore; follows: FollowStore }>;
+type Stores = NodeStores;
+export type NodeLoaders = UserLoaders & MeetingLoaders;
+type Loaders = NodeLoaders;
 
 /** A record `node` can answer. */
 export type NodeRecord = UserRecord | MeetingRecord | ParticipantRecord | FollowRecord;

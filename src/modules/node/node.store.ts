@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { arrayLiteral, selectRows } from '../../platform/sql/rows';
-import type { NodeTypeName } from '../../platform/graphql/node-interface';
+
+/** The object types a `node` id can name (each a table below). */
+export type NodeTypeName = 'User' | 'Meeting' | 'Participant' | 'Follow';
 
 /** What an id names: the type of its record, and the meeting of a participant. */
 export interface NodeKind {

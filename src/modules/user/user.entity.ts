@@ -4,7 +4,7 @@ import { GraphQLEmailAddress, GraphQLLocalDate, GraphQLUUID } from '../../platfo
 import { Node } from '../../platform/graphql/node-interface';
 import { Field, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../../platform/shared/base.entity';
-import { Role } from './user.rules';
+import { Role } from './user.role';
 
 /** Limits shared by the database constraints, the input validation and the docs. */
 export const USER_LIMITS = {

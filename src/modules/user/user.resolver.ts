@@ -12,7 +12,7 @@ import {
   Resolver,
   Root,
 } from 'type-graphql';
-import type { Context } from '../index';
+import type { Context } from './user.context';
 import { Paginated } from '../../platform/shared/pagination';
 import { Viewer } from '../../platform/auth/tokens';
 import { User } from './user.entity';

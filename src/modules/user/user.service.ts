@@ -5,9 +5,15 @@ import { ConflictError } from '../../platform/shared/errors';
 import { type ConnectionResult, toConnection } from '../../platform/graphql/connection';
 import type { SliceRequest } from '../../platform/sql/keyset';
 import type { Page } from '../../platform/shared/pagination';
-import type { Stores } from '../index';
 import type { RegisterInput, UpdateProfileInput } from './user.inputs';
 import type { ProfileChanges, UserRecord } from './user.store';
+import type { StoreSet } from '../../platform/composition/context';
+import type { ChangeLogStore } from '../../platform/live/change-log';
+import type { UserStore } from './user.store';
+
+/** The stores user services work with. */
+export type UserStores = StoreSet<{ users: UserStore; events: ChangeLogStore }>;
+type Stores = UserStores;
 
 /** What the change log says of a profile edit. */
 export const PROFILE_UPDATED = 'PROFILE_UPDATED';

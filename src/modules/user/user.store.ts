@@ -27,7 +27,6 @@ import { VISIBLE_USER, visibleUserSql } from './user.rules';
 import { NotFoundError } from '../../platform/shared/errors';
 import DataLoader from 'dataloader';
 import { inKeyOrder, KnownLoader } from '../../platform/shared/known-loader';
-import type { Stores } from '../index';
 
 /** A user as queries and mutations answer it (never the password hash). */
 export type UserRecord = ReadModel<User>;
@@ -237,7 +236,7 @@ export class UserStore {
 }
 
 /** A request's loaders of users and their follow counts. */
-export function userLoaders(stores: Stores) {
+export function userLoaders(stores: { readonly users: UserStore }) {
   const users = new KnownLoader<string, UserRecord | null>(async (ids) =>
     inKeyOrder(ids, await stores.users.byIds(ids)),
   );
@@ -257,3 +256,6 @@ export function userLoaders(stores: Stores) {
     ),
   };
 }
+
+/** A request's loaders of users (userLoaders). */
+export type UserLoaders = ReturnType<typeof userLoaders>;

@@ -6,9 +6,9 @@ import {
   isObjectType,
   parse,
 } from 'graphql';
-import type { Context } from '../index';
+import type { Context } from './webhook.context';
 import { compileOperation, type RunOperation } from '../../platform/graphql/execution';
-import type { MeetingEventKind } from '../meeting/meeting-event';
+import type { MeetingEventKind } from '../meeting';
 import type { LoggedChange } from '../../platform/live/change-log';
 import { webhookEventType } from './webhook.events';
 

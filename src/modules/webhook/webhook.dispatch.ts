@@ -1,11 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Context } from '../index';
+import type { Context } from './webhook.context';
 import type { LoggedChange } from '../../platform/live/change-log';
 import { inSqlTransaction } from '../../platform/sql/sql-transaction';
-import { isMeetingEvent, type MeetingEventKind } from '../meeting/meeting-event';
-import { eventOf } from '../meeting/subscription-streams';
-import { isVisibleUser } from '../user/user.rules';
-import { type UserRecord, UserStore } from '../user/user.store';
+import { isMeetingEvent, type MeetingEventKind } from '../meeting';
+import { eventOf } from '../meeting-events';
+import { isVisibleUser, type UserRecord, UserStore } from '../user';
 import { type MeetingReader, webhookBody } from './webhook-body';
 import { type NewDelivery, WebhookDeliveryStore } from './webhook-delivery.store';
 import { webhookEventType } from './webhook.events';
@@ -13,12 +12,15 @@ import { attemptJob } from './webhook.jobs';
 import { type WebhookEndpointRecord, WebhookEndpointStore } from './webhook.store';
 
 /** A context acting as `user` outside any request, over an entity manager or another context. */
-export type ContextOf = (user: UserRecord, over: EntityManager | Context) => Context;
+export type ContextOf<C extends Context = Context> = (
+  user: UserRecord,
+  over: EntityManager | C,
+) => C;
 
-export interface DispatchDeps {
+export interface DispatchDeps<C extends Context = Context> {
   /** A fresh entity manager (one per batch). */
   em: () => EntityManager;
-  contextOf: ContextOf;
+  contextOf: ContextOf<C>;
   readMeeting: MeetingReader;
 }
 
@@ -34,10 +36,10 @@ type MeetingChange = LoggedChange & { kind: MeetingEventKind; meetingId: string 
  * subscription would decide it (`eventOf`, as its owner), the meeting read as its owner reads it.
  * All owners' reads of one batch share their loaders: each meeting is read once.
  */
-async function deliveriesOf(
+async function deliveriesOf<C extends Context>(
   em: EntityManager,
   changes: readonly MeetingChange[],
-  deps: DispatchDeps,
+  deps: DispatchDeps<C>,
 ): Promise<NewDelivery[]> {
   const types = [...new Set(changes.map((change) => webhookEventType(change.kind)))];
   const endpoints = await new WebhookEndpointStore(em).subscribedTo(types);
@@ -50,7 +52,7 @@ async function deliveriesOf(
       .filter((user) => isVisibleUser(user))
       .map((user) => [user.id, user]),
   );
-  let shared: Context | undefined;
+  let shared: C | undefined;
   const bodies = new Map<string, Promise<string | null>>();
   const bodyFor = (owner: UserRecord, change: MeetingChange): Promise<string | null> => {
     const key = `${owner.id} ${change.cursor}`;
@@ -98,7 +100,7 @@ async function deliveriesOf(
  * nothing), so each change makes its deliveries once, whichever instance runs it, and none is
  * lost to a crash. Answers whether changes remain (the caller queues another run).
  */
-export async function dispatchChanges(deps: DispatchDeps): Promise<boolean> {
+export async function dispatchChanges<C extends Context>(deps: DispatchDeps<C>): Promise<boolean> {
   for (let batch = 0; batch < BATCHES_PER_RUN; batch += 1) {
     const em = deps.em();
     const store = new WebhookDeliveryStore(em);

@@ -2,7 +2,7 @@ import { ArrayType, HiddenProps } from '@mikro-orm/core';
 import { Entity, Index, ManyToOne, Property } from '@mikro-orm/decorators/legacy';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../../platform/shared/base.entity';
-import { User } from '../user/user.entity';
+import { User } from '../user';
 import { EVENT_TYPES_TEXT } from './webhook.events';
 import { WEBHOOK_LIMITS } from './webhook.limits';
 

@@ -1,4 +1,4 @@
-import { MeetingEventKind } from '../meeting/meeting-event';
+import { MeetingEventKind } from '../meeting';
 
 /**
  * The event types an endpoint may receive: a meeting's events as subscriptions name them

@@ -9,11 +9,11 @@ import {
   Resolver,
   Root,
 } from 'type-graphql';
-import type { Context } from '../index';
+import type { Context } from './webhook.context';
 import { Viewer } from '../../platform/auth/tokens';
 import { ConnectionArgs, type ConnectionResult } from '../../platform/graphql/connection';
 import { MaxItems } from '../../platform/graphql/node-limit';
-import type { UserRecord } from '../user/user.store';
+import type { UserRecord } from '../user';
 import { WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity';
 import type { WebhookAttemptRecord, WebhookDeliveryRecord } from './webhook-delivery.store';
 import { WebhookEndpoint } from './webhook.entity';

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Stores } from '../index';
 import type { SecretBox } from '../../platform/auth/secret-box';
 import { type ConnectionResult, toConnection } from '../../platform/graphql/connection';
 import { outboundUrlProblem } from '../../platform/http/outbound';
 import { ConflictError, ValidationFailedError } from '../../platform/shared/errors';
 import type { SliceRequest } from '../../platform/sql/keyset';
-import type { UserRecord } from '../user/user.store';
+import type { UserRecord } from '../user';
 import { WebhookDeliveryStatus } from './webhook-delivery.entity';
 import type { WebhookAttemptRecord, WebhookDeliveryRecord } from './webhook-delivery.store';
 import type { CreateWebhookEndpointInput, UpdateWebhookEndpointInput } from './webhook.inputs';
@@ -13,6 +12,16 @@ import { attemptJob } from './webhook.jobs';
 import { WEBHOOK_LIMITS } from './webhook.limits';
 import { newWebhookSecret } from './webhook.signing';
 import type { EndpointChanges, WebhookEndpointRecord } from './webhook.store';
+import type { StoreSet } from '../../platform/composition/context';
+import type { WebhookDeliveryStore } from './webhook-delivery.store';
+import type { WebhookEndpointStore } from './webhook.store';
+
+/** The stores webhook endpoints work with. */
+export type WebhookStores = StoreSet<{
+  webhookEndpoints: WebhookEndpointStore;
+  webhookDeliveries: WebhookDeliveryStore;
+}>;
+type Stores = WebhookStores;
 
 /** Why a URL at a private address is refused, and the setting that allows it. */
 const PRIVATE_ADDRESS_MESSAGE =

@@ -4,21 +4,22 @@ import type { Logger } from 'pino';
 import type { SecretBox } from '../../platform/auth/secret-box';
 import { type JobQueue, startJobQueue } from '../../platform/jobs/job-queue';
 import type { EventHub } from '../../platform/live/event-hub';
-import { ALL_CHANGES_TOPIC, type ChangeNotice, isMeetingEvent } from '../meeting/meeting-event';
+import { ALL_CHANGES_TOPIC, type ChangeNotice, isMeetingEvent } from '../meeting';
 import { meetingReader } from './webhook-body';
 import { WebhookDeliveryStore } from './webhook-delivery.store';
 import { type DeliveryPolicy, deliverAttempt } from './webhook.delivery';
 import { type ContextOf, dispatchChanges } from './webhook.dispatch';
 import { DISPATCH_JOB, WEBHOOK_TASKS } from './webhook.jobs';
 import { WEBHOOK_LIMITS } from './webhook.limits';
+import type { Context } from './webhook.context';
 
-export interface WebhookWorkerOptions {
+export interface WebhookWorkerOptions<C extends Context = Context> {
   /** An ORM of the worker's own (its own small pool): see openBackgroundOrm. */
   orm: MikroORM;
   /** A URL with sessions of their own, for the job queue's LISTEN. */
   sessionUrl: string;
   schema: GraphQLSchema;
-  contextOf: ContextOf;
+  contextOf: ContextOf<C>;
   /** This instance's committed changes, as its subscribers hear them: each wakes the dispatcher. */
   hub: EventHub<ChangeNotice>;
   secrets: SecretBox;
@@ -42,8 +43,8 @@ const WAKE_COALESCE_MS = 50;
  * change heard while the queue was unreachable) and the start (changes made while every
  * instance was down).
  */
-export async function startWebhookWorker(
-  options: WebhookWorkerOptions,
+export async function startWebhookWorker<C extends Context>(
+  options: WebhookWorkerOptions<C>,
 ): Promise<{ close(): Promise<void> }> {
   const { orm, logger } = options;
   const em = () => orm.em.fork();

@@ -1,9 +1,15 @@
 import { GraphQLSchema, isInterfaceType } from 'graphql';
-import { buildSchema, type BuildSchemaOptions, type PubSub } from 'type-graphql';
+import {
+  buildSchema,
+  type BuildSchemaOptions,
+  getMetadataStorage,
+  type PubSub,
+} from 'type-graphql';
 import { validateArgs } from '../shared/validation';
 import { viewerAuthChecker } from '../auth/tokens';
 import { callFieldResolversDirectly } from './execution';
 import { nodeTypeOf } from './node-interface';
+import type { ListBound } from './node-limit';
 
 /**
  * type-graphql asks for a PubSub once the schema has subscriptions, although each of ours brings
@@ -16,9 +22,20 @@ const NO_PUBSUB: PubSub = {
   },
 };
 
-/** What the service bounds, which the schema carries for the node limit (node-limit.ts). */
-export interface SchemaBounds {
-  maxParticipantsPerMeeting: number;
+/**
+ * Orders the resolvers' root fields and field resolvers as `resolvers` lists their classes.
+ * type-graphql keeps them in the order their classes were defined, which is whichever file
+ * happened to load first; listed, the schema (and its printed SDL) depends on the list alone.
+ */
+function orderAsListed(resolvers: readonly unknown[]): void {
+  const rank = new Map(resolvers.map((resolver, index) => [resolver, index]));
+  const byRank = (a: { target: unknown }, b: { target: unknown }) =>
+    (rank.get(a.target) ?? resolvers.length) - (rank.get(b.target) ?? resolvers.length);
+  const storage = getMetadataStorage();
+  storage.queries.sort(byRank);
+  storage.mutations.sort(byRank);
+  storage.subscriptions.sort(byRank);
+  storage.fieldResolvers.sort(byRank);
 }
 
 /**
@@ -26,17 +43,22 @@ export interface SchemaBounds {
  * the caller (`@Authorized`), argument validation, and `Node`'s type answered synchronously.
  */
 export async function buildServiceSchema(
-  resolvers: BuildSchemaOptions['resolvers'],
-  bounds: SchemaBounds,
+  resolvers: readonly (abstract new (...args: never[]) => unknown)[],
+  listBounds: readonly ListBound[],
 ): Promise<GraphQLSchema> {
+  const [first, ...rest] = resolvers;
+  if (!first) {
+    throw new Error('a schema needs at least one resolver');
+  }
+  orderAsListed(resolvers);
   const options: BuildSchemaOptions = {
-    resolvers,
+    resolvers: [first, ...rest],
     validateFn: validateArgs,
     pubSub: NO_PUBSUB,
     authChecker: viewerAuthChecker,
   };
   const built = await buildSchema(options);
-  const schema = new GraphQLSchema({ ...built.toConfig(), extensions: { ...bounds } });
+  const schema = new GraphQLSchema({ ...built.toConfig(), extensions: { listBounds } });
   callFieldResolversDirectly(schema, options);
   // type-graphql wraps resolveType in an async function, which the compiled executor (graphql-jit)
   // does not await: Node answers its type synchronously.

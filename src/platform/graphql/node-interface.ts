@@ -1,19 +1,16 @@
 import { Field, ID, InterfaceType } from 'type-graphql';
 
-/** The object types a `node` id can name. */
-export type NodeTypeName = 'User' | 'Meeting' | 'Participant' | 'Follow';
-
 /** Where a record answered through `node` carries its GraphQL type (records are plain objects). */
 const NODE_TYPE = Symbol('node type');
 
 /** A record as `node` answers it: the same record, tagged with its type for `resolveType`. */
-export function asNode<R extends object>(type: NodeTypeName, record: R): R {
+export function asNode<R extends object>(type: string, record: R): R {
   return { ...record, [NODE_TYPE]: type };
 }
 
 /** The GraphQL type of a record answered through `node` (see asNode). */
-export const nodeTypeOf = (value: unknown): NodeTypeName | undefined =>
-  (value as Record<symbol, NodeTypeName | undefined> | null)?.[NODE_TYPE];
+export const nodeTypeOf = (value: unknown): string | undefined =>
+  (value as Record<symbol, string | undefined> | null)?.[NODE_TYPE];
 
 @InterfaceType({
   description:

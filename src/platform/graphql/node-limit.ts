@@ -23,10 +23,21 @@ import { DEFAULT_SLICE_SIZE } from '../sql/keyset';
 import { QueryTooLargeError } from '../shared/errors';
 import { MAX_PAGE_SIZE } from '../shared/pagination';
 
+/**
+ * A bound a module declares on lists its arguments do not size: under an object of type
+ * `parent`, a list of `items` (the type, or its connection and edges: names starting with it)
+ * holds at most `max` (a meeting's participants, bounded by the service's cap).
+ */
+export interface ListBound {
+  parent: string;
+  items: string;
+  max: number;
+}
+
 declare module 'graphql' {
   interface GraphQLSchemaExtensions {
-    /** The most participants a meeting holds (the service's cap): what bounds a meeting's lists. */
-    maxParticipantsPerMeeting?: number;
+    /** The modules' bounds on lists (see ListBound); a list none bounds counts as unbounded. */
+    listBounds?: readonly ListBound[];
   }
   // Merged with graphql's own declaration, whose type parameters these must repeat.
   // eslint-disable-next-line @typescript-eslint/no-unused-vars
@@ -57,14 +68,15 @@ type Fragments = ReadonlyMap<string, FragmentDefinitionNode>;
 interface Walk {
   fragments: Fragments;
   variables: Readonly<Record<string, unknown>>;
-  /** The most participants a meeting holds. */
-  participantsPerMeeting: number;
+  /** The modules' bounds on lists. */
+  bounds: readonly ListBound[];
   schema: GraphQLSchema;
 }
 
-/** A field that lists a meeting's participants, bounded by the cap whatever its size. */
-const listsParticipants = (parent: GraphQLNamedType, inner: GraphQLNamedType): boolean =>
-  parent.name === 'Meeting' && inner.name.startsWith('Participant');
+/** The bound a module declares on a list of `inner` under `parent`, whatever its size. */
+const declaredBound = (walk: Walk, parent: GraphQLNamedType, inner: GraphQLNamedType) =>
+  walk.bounds.find((bound) => parent.name === bound.parent && inner.name.startsWith(bound.items))
+    ?.max;
 
 /** The most records a list or slice field can answer per parent, from its arguments. */
 function sizeOf(
@@ -74,9 +86,7 @@ function sizeOf(
   args: Record<string, unknown>,
 ): number {
   const inner = getNamedType(field.type);
-  const bound =
-    field.extensions.maxItems ??
-    (listsParticipants(parent, inner) ? walk.participantsPerMeeting : UNBOUNDED_LIST);
+  const bound = field.extensions.maxItems ?? declaredBound(walk, parent, inner) ?? UNBOUNDED_LIST;
   const first = args['first'] ?? args['last'];
   if (typeof first === 'number') {
     return Math.min(first, bound);
@@ -93,7 +103,8 @@ function sizeOf(
   if (Array.isArray(ids)) {
     return ids.length;
   }
-  // A meeting's participants are bounded by the cap; `limit: null` (all follows) by nothing.
+  // A declared bound (a meeting's participants: the cap) holds; `limit: null` (all follows),
+  // nothing.
   return bound;
 }
 
@@ -167,9 +178,7 @@ export function countNodes(
   variables: Readonly<Record<string, unknown>> = {},
 ): number {
   const root = schema.getRootType(operation.operation);
-  // A schema built without the cap (none of ours) bounds a meeting's lists by nothing.
-  const participantsPerMeeting = schema.extensions.maxParticipantsPerMeeting ?? UNBOUNDED_LIST;
-  const walk = { schema, fragments, variables, participantsPerMeeting };
+  const walk = { schema, fragments, variables, bounds: schema.extensions.listBounds ?? [] };
   return root ? count(walk, root, operation.selectionSet, 1) : 0;
 }
 

@@ -3,6 +3,7 @@ import { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type {
   CronItem,
+  JobHelpers,
   LogFunctionFactory,
   Runner,
   TaskList,
@@ -161,25 +162,12 @@ async function idle(pool: Pool): Promise<void> {
   }
 }
 
-/**
- * Starts this instance's worker pool on `url`. graphile-worker is an ES module: it is loaded by
- * `import()`, which Node 22.12+ also serves to the compiled CommonJS (as require of an ES module)
- * and jest serves as a module of its own (--experimental-vm-modules).
- */
-export async function startJobQueue(options: JobQueueOptions): Promise<JobQueue> {
-  const worker = await import('graphile-worker');
-  const { logger } = options;
-  // One connection LISTENs for new jobs, the others take and finish them (graphile-worker warns
-  // of fewer connections than jobs at once).
-  const pool = new Pool({ connectionString: options.url, max: options.concurrency });
-  const lost = (error: Error): void =>
-    logger.debug({ component: 'jobs', err: error }, 'job queue connection lost');
-  pool.on('error', lost);
-  pool.on('connect', (client) => client.on('error', lost));
-  const taskList: TaskList = Object.fromEntries(
-    Object.entries(options.tasks).map(([name, handler]) => [
+/** graphile-worker's task list of `tasks`. */
+function taskListOf(tasks: JobQueueOptions['tasks']): TaskList {
+  return Object.fromEntries(
+    Object.entries(tasks).map(([name, handler]) => [
       name,
-      (payload, helpers) =>
+      (payload: unknown, helpers: JobHelpers) =>
         handler(payload, {
           signal: helpers.abortSignal,
           attempt: helpers.job.attempts,
@@ -187,7 +175,11 @@ export async function startJobQueue(options: JobQueueOptions): Promise<JobQueue>
         }),
     ]),
   );
-  const cron: CronItem[] = (options.recurring ?? []).map((job) => ({
+}
+
+/** graphile-worker's recurring items of `recurring`. */
+function cronOf(recurring: NonNullable<JobQueueOptions['recurring']>): CronItem[] {
+  return recurring.map((job) => ({
     task: job.task,
     match: job.match,
     identifier: job.task,
@@ -198,8 +190,13 @@ export async function startJobQueue(options: JobQueueOptions): Promise<JobQueue>
       ...(job.key && { jobKey: job.key }),
     },
   }));
-  const connection = new DependencyState('job queue', logger);
-  const graphileLogger = new worker.Logger(logFactory(logger, connection));
+}
+
+/**
+ * The worker pool's events: its LISTEN connection's health told to `connection`, and the next job
+ * of a queue taken at once when one of that queue completes.
+ */
+function poolEvents(connection: DependencyState): WorkerEvents {
   const events = new EventEmitter() as WorkerEvents;
   // Its LISTEN connection is the queue's health: lost, it is told once (then retried quietly).
   events.on('pool:listen:error', ({ error }) => connection.failed(error));
@@ -223,34 +220,22 @@ export async function startJobQueue(options: JobQueueOptions): Promise<JobQueue>
       setTimeout(() => workers?.nudge(1), NEXT_IN_QUEUE_MS).unref();
     }
   });
-  const run = (): Promise<Runner> =>
-    worker.run({
-      pgPool: pool,
-      concurrency: options.concurrency,
-      pollInterval: options.pollIntervalMs,
-      gracefulShutdownAbortTimeout: options.shutdownAbortMs,
-      noHandleSignals: true,
-      taskList,
-      // Given (even empty), so that no crontab file is looked for.
-      parsedCronItems: worker.parseCronItems(cron),
-      logger: graphileLogger,
-      events,
-      // Outcomes recorded in (immediate) batches: a batch that cannot be recorded (the database
-      // away) stops the pool, which `watch` starts again; recorded one by one, such a failure is
-      // a rejection nobody awaits, which would end the process.
-      preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
-    });
-  let runner: Runner;
-  try {
-    runner = await run();
-  } catch (error) {
-    await pool.end();
-    throw error;
-  }
+  return events;
+}
+
+/**
+ * Keeps a worker pool running: graphile-worker stops its whole pool when a worker cannot record
+ * a job's outcome (the database away for longer than it retries); a new one is started, until
+ * closed.
+ */
+function keptRunning(
+  run: () => Promise<Runner>,
+  first: Runner,
+  logger: Logger,
+): { runner(): Runner; close(): Promise<void> } {
+  let runner = first;
   let closed = false;
   let restart: NodeJS.Timeout | null = null;
-  // graphile-worker stops its whole pool when a worker cannot record a job's outcome (the
-  // database away for longer than it retries): a new one is started, until the queue is closed.
   const watch = (current: Runner): void => {
     const stopped = (): void => {
       if (closed || current !== runner) {
@@ -283,8 +268,67 @@ export async function startJobQueue(options: JobQueueOptions): Promise<JobQueue>
   };
   watch(runner);
   return {
+    runner: () => runner,
+    async close() {
+      closed = true;
+      if (restart) {
+        clearTimeout(restart);
+      }
+      // A runner that stopped by itself says so again: it is stopped all the same.
+      await runner.stop().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * Starts this instance's worker pool on `url`. graphile-worker is an ES module: it is loaded by
+ * `import()`, which Node 22.12+ also serves to the compiled CommonJS (as require of an ES module)
+ * and jest serves as a module of its own (--experimental-vm-modules).
+ */
+export async function startJobQueue(options: JobQueueOptions): Promise<JobQueue> {
+  const worker = await import('graphile-worker');
+  const { logger } = options;
+  // One connection LISTENs for new jobs, the others take and finish them (graphile-worker warns
+  // of fewer connections than jobs at once).
+  const pool = new Pool({ connectionString: options.url, max: options.concurrency });
+  const lost = (error: Error): void =>
+    logger.debug({ component: 'jobs', err: error }, 'job queue connection lost');
+  pool.on('error', lost);
+  pool.on('connect', (client) => client.on('error', lost));
+  const taskList = taskListOf(options.tasks);
+  const cron = cronOf(options.recurring ?? []);
+  const connection = new DependencyState('job queue', logger);
+  const graphileLogger = new worker.Logger(logFactory(logger, connection));
+  const events = poolEvents(connection);
+  const run = (): Promise<Runner> =>
+    worker.run({
+      pgPool: pool,
+      concurrency: options.concurrency,
+      pollInterval: options.pollIntervalMs,
+      gracefulShutdownAbortTimeout: options.shutdownAbortMs,
+      noHandleSignals: true,
+      taskList,
+      // Given (even empty), so that no crontab file is looked for.
+      parsedCronItems: worker.parseCronItems(cron),
+      logger: graphileLogger,
+      events,
+      // Outcomes recorded in (immediate) batches: a batch that cannot be recorded (the database
+      // away) stops the pool, which `watch` starts again; recorded one by one, such a failure is
+      // a rejection nobody awaits, which would end the process.
+      preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
+    });
+  let runner: Runner;
+  try {
+    runner = await run();
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  const kept = keptRunning(run, runner, logger);
+  let closed = false;
+  return {
     async add(spec) {
-      await runner.addJob(spec.task, spec.payload, {
+      await kept.runner().addJob(spec.task, spec.payload, {
         ...(spec.queue && { queueName: spec.queue }),
         ...(spec.key && { jobKey: spec.key }),
         ...(spec.runAt && { runAt: spec.runAt }),
@@ -305,11 +349,7 @@ export async function startJobQueue(options: JobQueueOptions): Promise<JobQueue>
         return;
       }
       closed = true;
-      if (restart) {
-        clearTimeout(restart);
-      }
-      // A runner that stopped by itself says so again: it is stopped all the same.
-      await runner.stop().catch(() => undefined);
+      await kept.close();
       await idle(pool);
       await pool.end();
     },

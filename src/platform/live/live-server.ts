@@ -2,7 +2,7 @@ import type { LoggedChange } from './change-log';
 import type { Server } from 'node:http';
 import type { RequestHandler } from 'express';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import { UnauthenticatedError } from '../shared/errors';
 import { LiveOperations, type LiveOperationsOptions } from './live-operations';
 import { isRefusal, type LiveSession, LiveSessions } from './live-sessions';
@@ -36,6 +36,20 @@ function authorizationOf(
 ): string | undefined {
   const value = params?.['Authorization'] ?? params?.['authorization'];
   return typeof value === 'string' ? value : undefined;
+}
+
+/** Resolves when `socket` has closed, or after CLOSE_GRACE_MS, when it is ended by force. */
+function closedOrTerminated(socket: WebSocket): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      socket.terminate();
+      resolve();
+    }, CLOSE_GRACE_MS);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 /**
@@ -101,19 +115,7 @@ export function startLiveServer<N extends LoggedChange>(options: LiveServerOptio
     sse: sseHandler(operations, sessions),
     async close() {
       stopWatching();
-      const closing = [...wss.clients].map(
-        (socket) =>
-          new Promise<void>((resolve) => {
-            const timer = setTimeout(() => {
-              socket.terminate();
-              resolve();
-            }, CLOSE_GRACE_MS);
-            socket.once('close', () => {
-              clearTimeout(timer);
-              resolve();
-            });
-          }),
-      );
+      const closing = [...wss.clients].map(closedOrTerminated);
       // Event streams end; sockets (those not signed in too) are told the server is going away.
       sessions.closeAll(GOING_AWAY, 'Server shutting down');
       for (const socket of wss.clients) {

@@ -1,0 +1,92 @@
+import type { Logger } from 'pino';
+import type { GraphQLSchema } from 'graphql';
+import { AttemptLimiter } from './platform/auth/attempt-limiter';
+import { loadSigningKey, type SigningKey } from './platform/auth/keys';
+import { PasswordHasher } from './platform/auth/password';
+import { SecretBox } from './platform/auth/secret-box';
+import { DEFAULT_ISSUER, TokenService, tokenSubject } from './platform/auth/tokens';
+import { IDEMPOTENCY_KEY_KEEP_MS, Idempotency } from './platform/http/idempotency';
+import { scrub } from './platform/observability/log-safety';
+import { QueryCounter } from './platform/observability/request-tracking';
+import { type DatabaseGuard, guardDatabase } from './platform/postgres/database-guard';
+import { type Database, openDatabase } from './platform/postgres/orm';
+import { IdempotencyKeys } from './platform/sql/idempotency-keys';
+import type { CreateAppOptions } from './app-options';
+import { type AppDependencies, createSchema, moduleDependencies } from './context';
+import { dataModel } from './data-model';
+
+/** How often idempotency keys past their 24 hours are deleted. */
+const IDEMPOTENCY_KEY_PRUNE_EVERY_MS = 15 * 60_000;
+
+/** What the app is built on: the database, the keys, the dependencies and the schema. */
+export interface AppCore {
+  database: Database;
+  queries: QueryCounter;
+  /** The connection pool's state (guardDatabase): stuck while every connection is held. */
+  guard: DatabaseGuard;
+  key: SigningKey;
+  issuer: string;
+  deps: AppDependencies;
+  schema: GraphQLSchema;
+  idempotency: Idempotency;
+  /** Stops pruning idempotency keys. */
+  stopPruning(): void;
+}
+
+/** Opens the database and builds what every request and worker shares. */
+export async function openCore(options: CreateAppOptions, logger: Logger): Promise<AppCore> {
+  const { config } = options;
+  const queries = new QueryCounter();
+  const database = await openDatabase(config.database, {
+    model: dataModel,
+    migrate: options.migrate ?? true,
+    counter: queries,
+    requestTimeoutMs: config.requestTimeoutMs,
+    log: (message) => logger.info({ component: 'orm' }, message),
+    // Such as a pooled connection found broken: the database's state is logged once (guard).
+    driverLog: (message) => logger.debug({ component: 'pg' }, scrub(message)),
+  });
+  const guard = guardDatabase(database.pool, config.requestTimeoutMs, logger);
+  const key = await loadSigningKey(config.auth);
+  // The same on every instance and port, so that instances sharing a key accept each other's tokens.
+  const issuer = config.auth.issuer ?? config.publicUrl ?? DEFAULT_ISSUER;
+  const tokens = new TokenService(key, {
+    issuer,
+    audience: config.auth.audience,
+    accessTokenTtl: config.auth.accessTokenTtl,
+    refreshTokenTtl: config.auth.refreshTokenTtl,
+    refreshReuseInterval: config.auth.refreshReuseInterval,
+    external: config.auth.external,
+  });
+  const secrets = SecretBox.of({
+    key: config.webhooks.secretKey,
+    privateKeyPem: config.auth.privateKeyPem,
+    secret: config.auth.secret,
+  });
+  const deps: AppDependencies = {
+    orm: database.orm,
+    tokens,
+    passwords: new PasswordHasher(options.passwordCost),
+    attempts: AttemptLimiter.create(config.rateLimits, logger),
+    secrets,
+    ...moduleDependencies({ config, secrets }),
+  };
+  const schema = await createSchema(config);
+  // A key whose first request has run twice the request timeout (crashed, or its answer never
+  // kept) is abandoned: the next retry takes it over.
+  const idempotencyKeys = new IdempotencyKeys(database.orm.em.fork(), secrets, {
+    keepMs: IDEMPOTENCY_KEY_KEEP_MS,
+    abandonAfterMs: 2 * config.requestTimeoutMs,
+  });
+  const idempotency = new Idempotency(
+    idempotencyKeys,
+    (authorization) => tokenSubject(tokens, authorization),
+    logger,
+  );
+  // Every instance prunes (idempotent, and cheap when there is nothing to do).
+  const pruneKeys = setInterval(() => {
+    idempotencyKeys.prune().catch(() => undefined);
+  }, IDEMPOTENCY_KEY_PRUNE_EVERY_MS).unref();
+  const stopPruning = () => clearInterval(pruneKeys);
+  return { database, queries, guard, key, issuer, deps, schema, idempotency, stopPruning };
+}

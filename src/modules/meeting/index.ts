@@ -1,0 +1,103 @@
+import { MeetingResolver, ParticipantResolver } from './meeting.resolver';
+import { MeetingLifecycleResolver } from './lifecycle/meeting-lifecycle.resolver';
+import { OccurrenceResolver } from './schedule/occurrence.resolver';
+import type { ServiceParts } from '../../platform/composition/context';
+import { defineModule } from '../../platform/composition/module';
+import type { UserRecord } from '../user';
+import { MeetingLifecycleService } from './lifecycle/meeting-lifecycle.service';
+import { Meeting } from './meeting.entity';
+import { DEFAULT_MAX_PARTICIPANTS_PER_MEETING } from './meeting.limits';
+import { MeetingService, type MeetingServiceLoaders, type MeetingStores } from './meeting.service';
+import { meetingLoaders, MeetingStore } from './meeting.store';
+import { MeetingConnection, ParticipantConnection } from './meeting.types';
+import { OccurrenceChange } from './schedule/occurrence.entity';
+import {
+  type OccurrenceLoaders,
+  occurrenceLoaders,
+  OccurrenceStore,
+} from './schedule/occurrence.store';
+import { Participant } from './participants/participant.entity';
+import { ParticipantStore } from './participants/participant.store';
+
+export type { Context as MeetingContext, MeetingServices } from './meeting.context';
+export {
+  ALL_CHANGES_TOPIC,
+  type ChangeNotice,
+  invitationTopic,
+  isMeetingEvent,
+  MeetingEventKind,
+  meetingTopic,
+  topicsOf,
+} from './meeting-event';
+export { InputArgs } from './lifecycle/meeting-lifecycle.inputs';
+export { MeetingIdArgs } from './meeting.inputs';
+export { seesMeeting } from './meeting.rules';
+export { RescheduleMeetingPayload } from './lifecycle/meeting-lifecycle.types';
+export { Meeting, MEETING_LIMITS, MeetingStatus } from './meeting.entity';
+export { DEFAULT_MAX_PARTICIPANTS_PER_MEETING } from './meeting.limits';
+export type { MeetingService, MeetingSnapshot } from './meeting.service';
+export type { MeetingLoaders, MeetingRecord } from './meeting.store';
+export { AddParticipantPayload, CreateMeetingPayload } from './meeting.types';
+export { requireWindow } from './schedule/occurrence.service';
+export type { OccurrenceChangeRecord, OccurrenceLoaders } from './schedule/occurrence.store';
+export {
+  OCCURRENCE_LIMITS,
+  type Occurrence,
+  type OccurrenceEdit,
+  occurrencesOf,
+} from './schedule/occurrence.rules';
+export { Participant, ParticipantStatus } from './participants/participant.entity';
+export type { ParticipantRecord } from './participants/participant.store';
+export { calendarRule, Series, type Timing } from './schedule/recurrence.rules';
+
+/** The loaders a meeting's reads hand the users they bring along to. */
+interface UsersBelow {
+  primeUsers(records: readonly UserRecord[]): void;
+}
+
+/** What meetings need of the process. */
+interface MeetingDeps {
+  /** The most participants a meeting holds, the owner included. */
+  maxParticipantsPerMeeting: number;
+}
+
+/** Meetings: the meeting itself, its participants, its schedule and occurrences, its lifecycle. */
+export const meetingModule = defineModule({
+  name: 'meeting',
+  entities: [Meeting, Participant, OccurrenceChange],
+  resolvers: [
+    MeetingResolver,
+    ParticipantResolver,
+    MeetingLifecycleResolver,
+    OccurrenceResolver,
+    MeetingConnection.resolver,
+    ParticipantConnection.resolver,
+  ],
+  stores: {
+    meetings: MeetingStore,
+    participants: ParticipantStore,
+    occurrences: OccurrenceStore,
+  },
+  loaders: (stores: MeetingStores, all: UsersBelow) => ({
+    // Users are the user module's: reached when a read runs, whatever order loaders are built in.
+    ...meetingLoaders(stores, (records) => all.primeUsers(records)),
+    ...occurrenceLoaders(stores),
+  }),
+  services: {
+    meetings: (p: ServiceParts<MeetingStores, MeetingServiceLoaders, MeetingDeps>) =>
+      new MeetingService(p.stores, p.loaders, p.deps.maxParticipantsPerMeeting),
+    meetingLifecycle: (p: ServiceParts<MeetingStores, MeetingServiceLoaders & OccurrenceLoaders>) =>
+      new MeetingLifecycleService(p.stores, p.loaders),
+  },
+  // Participants past the cap are refused: a meeting's participant lists hold at most that.
+  listBounds: (config: MeetingDeps | null) => [
+    {
+      parent: 'Meeting',
+      items: 'Participant',
+      max: config?.maxParticipantsPerMeeting ?? DEFAULT_MAX_PARTICIPANTS_PER_MEETING,
+    },
+  ],
+  deps: (setup: { config: MeetingDeps }): MeetingDeps => ({
+    maxParticipantsPerMeeting: setup.config.maxParticipantsPerMeeting,
+  }),
+});

@@ -1,0 +1,87 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { GraphQLSchema } from 'graphql';
+import type { Logger } from 'pino';
+import type { SecretBox } from '../../platform/auth/secret-box';
+import type { ModuleWorker } from '../../platform/composition/module';
+import type { EventHub } from '../../platform/live/event-hub';
+import type { ChangeNotice } from '../meeting';
+import type { UserRecord } from '../user';
+import type { Context } from './webhook.context';
+import type { WebhookPolicy } from './webhook.service';
+import { startWebhookWorker } from './webhook.worker';
+
+/** Connections of the webhook worker's statements (its job queue has its own: see job-queue.ts). */
+const WEBHOOK_POOL_SIZE = 2;
+
+/** What the webhook module reads of the configuration. */
+interface WebhookConfig {
+  env: string;
+  /** WEBHOOK_RETRY_SCHEDULE, WEBHOOK_DISABLE_AFTER, WEBHOOK_ALLOW_PRIVATE_NETWORKS. */
+  webhooks: {
+    retrySchedule: readonly number[];
+    disableAfter: number;
+    allowPrivateNetworks: boolean;
+  };
+}
+
+/** Builds the webhooks' process dependencies: what endpoints may be, and the secrets' box. */
+export const webhookDeps = (setup: {
+  config: WebhookConfig;
+  secrets: SecretBox;
+}): { webhooks: WebhookPolicy } => ({
+  webhooks: {
+    secrets: setup.secrets,
+    allowPrivateNetworks: setup.config.webhooks.allowPrivateNetworks,
+    requireHttps: setup.config.env === 'production',
+  },
+});
+
+/** What the webhook worker needs of the app. */
+interface WebhookRuntime {
+  config: WebhookConfig;
+  deps: { webhooks: WebhookPolicy };
+  logger: Logger;
+  schema: GraphQLSchema;
+  /** A URL with sessions of their own, for the job queue's LISTEN. */
+  sessionUrl: string;
+  /** This instance's committed changes, as its subscribers hear them. */
+  hub: EventHub<ChangeNotice>;
+  /**
+   * A context acting as `user` outside any request, over an entity manager or a context this
+   * same function made (a method: the app's takes its own, wider, context back).
+   */
+  contextOf(user: UserRecord, over: EntityManager | Context): Context;
+  /** An ORM of the worker's own (its own small pool), closed by the worker. */
+  backgroundOrm(poolSize: number): Promise<MikroORM>;
+}
+
+/**
+ * Webhooks are delivered from the change log by jobs any instance runs (graphile-worker), on
+ * connections of their own.
+ */
+export async function webhookWorker(runtime: WebhookRuntime): Promise<ModuleWorker> {
+  const { config, deps } = runtime;
+  const orm = await runtime.backgroundOrm(WEBHOOK_POOL_SIZE);
+  const worker = await startWebhookWorker({
+    orm,
+    sessionUrl: runtime.sessionUrl,
+    schema: runtime.schema,
+    contextOf: (user, over) => runtime.contextOf(user, over),
+    hub: runtime.hub,
+    secrets: deps.webhooks.secrets,
+    policy: {
+      allowPrivateNetworks: deps.webhooks.allowPrivateNetworks,
+      requireHttps: deps.webhooks.requireHttps,
+      retrySchedule: config.webhooks.retrySchedule,
+      disableAfter: config.webhooks.disableAfter,
+    },
+    logger: runtime.logger,
+  });
+  return {
+    async close() {
+      // Attempts under way finish (or are abandoned, to run again) before the database closes.
+      await worker.close();
+      await orm.close(true);
+    },
+  };
+}
