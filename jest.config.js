@@ -2,6 +2,7 @@
 // the contract suites run a third time through pgbouncer in transaction mode when it is installed.
 const fs = require('node:fs');
 const net = require('node:net');
+const os = require('node:os');
 const path = require('node:path');
 
 const { SWC_OPTIONS } = require('./scripts/swc-options.cjs');
@@ -128,9 +129,12 @@ module.exports = async () => {
     // Each project's tests by outcome at the end, to compare two runs project by project.
     reporters: ['default', '<rootDir>/test/helpers/project-summary.reporter.cjs'],
     testTimeout: 30000,
+    // Test files wait much of their time (on the database, on timers, on child processes): one
+    // and a half workers per core keeps both cores busy (jest's default, one fewer than the
+    // cores, ran one file at a time on two cores). A number: jest reads '150%' as 150 workers.
+    maxWorkers: Math.max(1, Math.round(os.availableParallelism() * 1.5)),
     // Test files run in a worker process that is replaced once it holds more than this after a
-    // file (and, with one core to spare, one worker, not in jest's own process): in band, what
-    // ~190 suites leave behind (module registries, schemas) outgrew the 4 GB heap in CI.
+    // file: what ~190 suites leave behind (module registries, schemas) outgrew a 4 GB heap.
     workerIdleMemoryLimit: '1GB',
   };
 };
