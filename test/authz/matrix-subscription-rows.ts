@@ -140,8 +140,13 @@ export const subscriptionCapabilities: Capability[] = [
   },
 ];
 
-/** A cursor just before the scene meeting's first change: its events come first after it. */
+/**
+ * A cursor just before the scene meeting's first change: its events come first after it, once
+ * settled (a page of the log ends where its changes are; another test file's transaction on the
+ * server may hold them back).
+ */
 async function cursorBefore(scene: Scene): Promise<string> {
+  await waitForSettledChanges(scene.world.t.instance, WAIT_MS);
   const admin = new Client({ connectionString: scene.world.t.instance.database.url });
   await admin.connect();
   try {
