@@ -17,6 +17,7 @@ export function databaseUrl(adminUrl: string, name: string): string {
   return url.toString();
 }
 
+/** Runs `fn` with a client of the database `adminUrl` names (the server's default), closed after. */
 export async function withAdmin<T>(
   adminUrl: string,
   fn: (client: Client) => Promise<T>,
