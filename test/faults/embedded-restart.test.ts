@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { freePort } from '../../src/platform/shared/free-port';
 import { testDatabaseKind } from '../helpers/test-database';
 import { lostWrites } from './support/acknowledged';
 import { useEmbeddedFixture } from './support/embedded-fixture';
@@ -170,7 +171,12 @@ suite('supervision of the embedded database server', () => {
       const primary = fixture.track(
         await startService(
           fixture.script('cluster.js'),
-          { ...serviceEnv({ DATA_DIR: clusterDir }), CLUSTER_WORKERS: '2' },
+          {
+            ...serviceEnv({ DATA_DIR: clusterDir }),
+            CLUSTER_WORKERS: '2',
+            // Not the cluster's default 9464: another file's cluster may hold it (files run at once).
+            METRICS_PORT: String(await freePort()),
+          },
           { startTimeoutMs: 60_000 },
         ),
       );

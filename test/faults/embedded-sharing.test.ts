@@ -125,7 +125,12 @@ suite('sharing the embedded database', () => {
     try {
       const primary = await startService(
         script('cluster.js'),
-        { ...serviceEnv({ DATA_DIR: clusterDir }), CLUSTER_WORKERS: '2' },
+        {
+          ...serviceEnv({ DATA_DIR: clusterDir }),
+          CLUSTER_WORKERS: '2',
+          // Not the cluster's default 9464: another file's cluster may hold it (files run at once).
+          METRICS_PORT: String(await freePort()),
+        },
         { startTimeoutMs: 60_000 },
       );
       fixture.track(primary);
