@@ -44,19 +44,18 @@ const NEXT = numbered(
   `select ${COLUMNS}, (${SETTLED}) as "settled" from "change_log" c ` +
     `where ${AFTER} ${IN_ORDER} limit ${BATCH}`,
 );
-const NEWEST_SETTLED = numbered(
-  `select c."tx"::text as "tx", c."position"::text as "position" from "change_log" c ` +
-    `where ${SETTLED} order by c."tx" desc, c."position" desc limit 1`,
-);
+/** The newest change no running transaction can precede (the feed starts after it). */
+const NEWEST_SETTLED_SQL =
+  `select c."tx"::text as "tx", c."position"::text as "position", true as "settled" ` +
+  `from "change_log" c where ${SETTLED} order by c."tx" desc, c."position" desc limit 1`;
+const NEWEST_SETTLED = numbered(NEWEST_SETTLED_SQL);
 /**
  * In one snapshot: the newest settled change, and every change after it that has committed all
  * the same (the horizon is the server's: any transaction on it, of any database, holds it back).
  */
 const START = numbered(
-  `(select c."tx"::text as "tx", c."position"::text as "position", true as "settled" ` +
-    `from "change_log" c where ${SETTLED} order by c."tx" desc, c."position" desc limit 1) ` +
-    `union all (select c."tx"::text, c."position"::text, false from "change_log" c ` +
-    `where not (${SETTLED}))`,
+  `(${NEWEST_SETTLED_SQL}) union all (select c."tx"::text, c."position"::text, false ` +
+    `from "change_log" c where not (${SETTLED}))`,
 );
 
 /** Where a subscription starting now begins (see {@link ChangeFeed.startingPoint}). */
