@@ -12,7 +12,13 @@ import {
   requireWindow,
   Series,
 } from '../meeting';
-import { isVisibleUser, type UserLoaders, userNotFound, type UserRecord } from '../user';
+import {
+  isVisibleUser,
+  seesAvailabilityOf,
+  type UserLoaders,
+  userNotFound,
+  type UserRecord,
+} from '../user';
 import type { BusyMeeting } from './availability.store';
 import {
   AVAILABILITY_LIMITS,
@@ -211,7 +217,7 @@ export class AvailabilityService {
       if (!visible && strict) {
         throw userNotFound();
       }
-      if (visible && (user.id === viewer.id || user.shareAvailability)) {
+      if (visible && seesAvailabilityOf(viewer, user)) {
         shown.push(ids[index] as string);
       }
     });

@@ -9,17 +9,6 @@ import {
   wallMinutes,
 } from '../../platform/shared/time-zone';
 
-/** The days of the week, as RFC 5545 names them, in ISO order (Monday is 1). */
-export enum Weekday {
-  MO = 1,
-  TU = 2,
-  WE = 3,
-  TH = 4,
-  FR = 5,
-  SA = 6,
-  SU = 7,
-}
-
 /** What suggestions are looked for in (all validated). */
 export interface SlotSearch {
   from: Date;

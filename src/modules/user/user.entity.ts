@@ -5,6 +5,7 @@ import { Node } from '../../platform/graphql/node-interface';
 import { Field, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../../platform/shared/base.entity';
 import { Role } from './user.role';
+import type { WorkingPeriodRecord } from './working-hours';
 
 /** Limits shared by the database constraints, the input validation and the docs. */
 export const USER_LIMITS = {
@@ -43,6 +44,7 @@ export class User extends BaseEntity<
   | 'avatarPhotoId'
   | 'deletedAt'
   | 'shareAvailability'
+  | 'workingHours'
 > {
   @Field({ description: 'Display name, 8 to 40 characters.' })
   @Property({ length: USER_LIMITS.name.max })
@@ -115,4 +117,11 @@ export class User extends BaseEntity<
   })
   @Property({ default: true })
   shareAvailability: boolean = true;
+
+  /**
+   * The working week, wall-clock periods in the user's zone (by day, then start); null: the
+   * default week (WORKING_HOURS_LIMITS). Shown through a field that hides it as busy time is hidden.
+   */
+  @Property({ type: 'json', nullable: true })
+  workingHours: WorkingPeriodRecord[] | null = null;
 }

@@ -10,6 +10,7 @@ import type { ProfileChanges, UserRecord } from './user.store';
 import type { StoreSet } from '../../platform/composition/context';
 import type { ChangeLogStore } from '../../platform/live/change-log';
 import type { UserStore } from './user.store';
+import { sortedWeek } from './working-hours';
 
 /** The stores user services work with. */
 export type UserStores = StoreSet<{ users: UserStore; events: ChangeLogStore }>;
@@ -81,6 +82,9 @@ export class UserService {
     }
     if (typeof input.shareAvailability === 'boolean') {
       changes.shareAvailability = input.shareAvailability;
+    }
+    if (input.workingHours !== undefined) {
+      changes.workingHours = input.workingHours && sortedWeek(input.workingHours);
     }
     return this.stores.ormTransaction(async (tx) => {
       const user = await tx.users.updateProfile(viewer.id, changes);
