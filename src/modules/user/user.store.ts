@@ -41,7 +41,14 @@ export type NewUser = Pick<User, 'name' | 'email' | 'account' | 'passwordHash'>;
 export type ProfileChanges = Partial<
   Pick<
     User,
-    'name' | 'bio' | 'phone' | 'dob' | 'avatarPhotoId' | 'shareAvailability' | 'workingHours'
+    | 'name'
+    | 'bio'
+    | 'phone'
+    | 'dob'
+    | 'avatarPhotoId'
+    | 'shareAvailability'
+    | 'timeZone'
+    | 'workingHours'
   >
 >;
 
