@@ -92,18 +92,26 @@ export class SuggestMeetingTimesInput {
   @Field(() => String, {
     nullable: true,
     defaultValue: DEFAULT_TIME_ZONE,
-    description: 'The IANA zone of the working hours and weekdays (default UTC).',
+    description: 'With workingHours: the IANA zone of those hours and weekdays (default UTC).',
   })
   @IsOptional()
   @IsTimeZone()
   timeZone?: string | null;
 
-  @Field(() => WorkingHoursInput, { nullable: true, description: 'Default 09:00 to 17:00.' })
+  @Field(() => WorkingHoursInput, {
+    nullable: true,
+    description:
+      "One window for everybody, overriding each attendee's own working hours: these hours " +
+      'on the weekdays given, in timeZone. Left out: each attendee’s own hours count.',
+  })
   @IsOptional()
   @ValidateNested()
   workingHours?: WorkingHoursInput | null;
 
-  @Field(() => [Weekday], { nullable: true, description: 'The days to look at (default MO–FR).' })
+  @Field(() => [Weekday], {
+    nullable: true,
+    description: 'With workingHours: the days to look at (default MO–FR).',
+  })
   @IsOptional()
   @ArrayMinSize(1)
   @IsEnum(Weekday, { each: true })
