@@ -57,8 +57,10 @@ const workingIn = (user: UserRecord, window: TimeSpan): TimeSpan[] =>
 /**
  * Who is free when: free/busy, the conflicts of a meeting's participants, and suggested times.
  * Busy time is what a user owns or has accepted that is pending or confirmed (occurrences
- * expanded, cancelled ones left out); a user who does not share it shows none, except to
- * themselves. Each answer reads users and busy meetings in a fixed number of statements.
+ * expanded, cancelled ones left out), their time away, and for free/busy their open invitations;
+ * working hours are each user's week in their own zone. A user who does not share their
+ * availability shows none of it, except to themselves. Each answer reads users, busy meetings and
+ * time away in a fixed number of statements.
  */
 export class AvailabilityService {
   private conflictsLoader: DataLoader<string, FreeBusy[]> | null = null;
@@ -114,6 +116,17 @@ export class AvailabilityService {
       window,
     ]);
     const percentage = input.minimumAttendeePercentage ?? 100;
+    // Most attendees keep the default week in a handful of zones: each week is placed once.
+    const weeks = new Map<string, TimeSpan[]>();
+    const working = (user: UserRecord): TimeSpan[] => {
+      const key = `${user.timeZone} ${JSON.stringify(user.workingHours)}`;
+      let spans = weeks.get(key);
+      if (!spans) {
+        spans = workingIn(user, window);
+        weeks.set(key, spans);
+      }
+      return spans;
+    };
     return suggestSlots(
       {
         from: input.from,
@@ -130,7 +143,7 @@ export class AvailabilityService {
         return {
           userId,
           busy: user ? blockingSpans(busy.get(userId) ?? []) : null,
-          working: user ? workingIn(user, window) : null,
+          working: user ? working(user) : null,
         };
       }),
     );

@@ -85,11 +85,14 @@ export function spansByUser(
         if (!overlaps(span, window)) {
           continue;
         }
+        // One span object for all its users (nothing changes a span once made).
+        const busy: KindSpan = { start: span.start, end: span.end, kind: BusyKind.BUSY };
         for (const userId of meeting.userIds) {
-          add(spans, userId, { start: span.start, end: span.end, kind: BusyKind.BUSY });
+          add(spans, userId, busy);
         }
+        const tentative: KindSpan = { ...busy, kind: BusyKind.TENTATIVE };
         for (const userId of meeting.tentativeUserIds) {
-          add(spans, userId, { start: span.start, end: span.end, kind: BusyKind.TENTATIVE });
+          add(spans, userId, tentative);
         }
       }
     }

@@ -126,27 +126,35 @@ function* ownHoursSlots(
  * one whose busy time or hours are not shown counts as free or within them.
  */
 export function suggestSlots(search: SlotSearch, attendees: readonly AttendeeTime[]): Suggestion[] {
-  const found: Suggestion[] = [];
+  const found: Array<Omit<Suggestion, 'attendees'>> = [];
   const { shared } = search;
   const candidates = shared ? sharedSlots(search, shared) : ownHoursSlots(search, attendees);
   for (const slot of candidates) {
     const [start, end] = [slot.start.getTime(), slot.end.getTime()];
     const available: string[] = [];
     const unavailable: string[] = [];
-    const fits: AttendeeFit[] = [];
     for (const { userId, busy, working } of attendees) {
-      const inWorkingHours = !working || within(working, start, end);
-      const free = (!busy || !anyDuring(busy, start, end)) && (shared !== null || inWorkingHours);
+      const free =
+        (!busy || !anyDuring(busy, start, end)) &&
+        (shared !== null || !working || within(working, start, end));
       (free ? available : unavailable).push(userId);
-      fits.push({ userId, available: free, inWorkingHours });
     }
     if (available.length >= search.minimumAttendees) {
-      found.push({ ...slot, available, unavailable, attendees: fits });
+      found.push({ ...slot, available, unavailable });
     }
   }
+  // How each slot suits each attendee, for the few slots answered only.
   return found
     .sort(
       (a, b) => b.available.length - a.available.length || a.start.getTime() - b.start.getTime(),
     )
-    .slice(0, search.first);
+    .slice(0, search.first)
+    .map((slot) => ({
+      ...slot,
+      attendees: attendees.map(({ userId, working }) => ({
+        userId,
+        available: slot.available.includes(userId),
+        inWorkingHours: !working || within(working, slot.start.getTime(), slot.end.getTime()),
+      })),
+    }));
 }
