@@ -111,6 +111,7 @@ const schema = z
       .default(WEBHOOK_LIMITS.disableAfter),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean.default(false),
     WEBHOOK_SECRET_KEY: secretKey.optional(),
+    ADMIN_EMAILS: z.string().default(''),
   })
   .superRefine((env, ctx) => {
     if (
@@ -241,6 +242,8 @@ export interface Config {
    * (MEETING_FULL), and it bounds what a meeting's lists count toward the GraphQL node limit.
    */
   maxParticipantsPerMeeting: number;
+  /** ADMIN_EMAILS: accounts with these (lower-cased) addresses become admins when they sign in. */
+  adminEmails: readonly string[];
   /**
    * Webhooks: the waits (seconds) before each retry of a failed event, the failed events in a row
    * that disable an endpoint, whether private, loopback and link-local targets are allowed, and
@@ -355,6 +358,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       queueSize: env.SUBSCRIPTION_QUEUE_SIZE,
     },
     maxParticipantsPerMeeting: env.MAX_PARTICIPANTS_PER_MEETING,
+    adminEmails: env.ADMIN_EMAILS.split(',')
+      .map((email) => email.trim().toLowerCase())
+      .filter(Boolean),
     webhooks: {
       retrySchedule: env.WEBHOOK_RETRY_SCHEDULE ?? WEBHOOK_LIMITS.retrySchedule,
       disableAfter: env.WEBHOOK_DISABLE_AFTER,

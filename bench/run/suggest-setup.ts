@@ -38,7 +38,7 @@ export async function cleanupSuggestTimes(dbUrl: string): Promise<void> {
 }
 
 const FREE_BUSY =
-  'query ($ids: [UUID!]!, $from: DateTime!, $to: DateTime!) { freeBusy(userIds: $ids, from: $from, to: $to) { userId busy { start end } } }';
+  'query ($ids: [UUID!]!, $from: DateTime!, $to: DateTime!) { freeBusy(userIds: $ids, from: $from, to: $to) { userId busy { start end kind } } }';
 
 type Api = ReturnType<typeof meetingApi>;
 
@@ -111,7 +111,7 @@ export async function setUpSuggestTimes(ctx: BenchContext, service: Server): Pro
 
   const expected = expectedBusy(plan, window);
   const answered = await graphqlData<{
-    freeBusy: { userId: string; busy: { start: string; end: string }[] | null }[];
+    freeBusy: { userId: string; busy: { start: string; end: string; kind: string }[] | null }[];
   }>(
     service.url,
     lead.token,
@@ -124,8 +124,12 @@ export async function setUpSuggestTimes(ctx: BenchContext, service: Server): Pro
       .map((s) => `${new Date(s.start).toISOString()}/${new Date(s.end).toISOString()}`)
       .join(' ');
   answered.freeBusy.forEach((entry, member) => {
+    // The plan's busy time is its meetings owned or accepted: free/busy's BUSY ranges (open
+    // invitations show as TENTATIVE beside them).
     const got = shown(
-      (entry.busy ?? []).map((s) => ({ start: Date.parse(s.start), end: Date.parse(s.end) })),
+      (entry.busy ?? [])
+        .filter((s) => s.kind === 'BUSY')
+        .map((s) => ({ start: Date.parse(s.start), end: Date.parse(s.end) })),
     );
     const want = shown(expected.busy[member] ?? []);
     if (got !== want) {

@@ -1,10 +1,9 @@
 import '../runtime-start';
 import 'reflect-metadata';
 import { exitOnHelp, usage } from '../command-line';
-import { ConfigError, loadConfig } from '../config';
+import { ConfigError } from '../config';
 import { StartupError } from '../platform/shared/startup-error';
-import { openDatabase, sessionTarget } from '../platform/postgres/orm';
-import { dataModel } from '../data-model';
+import { openCommandDatabase } from './command-database';
 
 /** Applies pending migrations to the configured database and exits. */
 async function main(): Promise<void> {
@@ -16,14 +15,7 @@ async function main(): Promise<void> {
         "DATA_DIR: a running service's server is joined) and exits. --help opens nothing.",
     ),
   );
-  const config = loadConfig();
-  // On the embedded database, a running service's server is joined, not refused; behind a
-  // pooler, migrations go straight to DATABASE_DIRECT_URL.
-  const database = await openDatabase(sessionTarget(config.database), {
-    model: dataModel,
-    migrate: false,
-    attach: true,
-  });
+  const database = await openCommandDatabase();
   try {
     const applied = await database.orm.migrator.up();
     console.log(

@@ -9,9 +9,10 @@ import { call, register } from './support/load';
 import { type ServiceProcess, serviceEnv, startService } from './support/service';
 
 /**
- * One embedded data directory, several processes: `npm run seed` and `npm run migrate` join the
- * server of the service running on it (the service keeps answering and sees the rows at once), a
- * second service refuses at once naming the first, and a restart finds every acknowledged write.
+ * One embedded data directory, several processes: `npm run seed`, `npm run migrate` and
+ * `npm run admin` join the server of the service running on it (the service keeps answering and
+ * sees the rows at once), a second service refuses at once naming the first, and a restart finds
+ * every acknowledged write.
  * The cluster start mode runs the server in its primary for its workers. Runs once, in the embedded
  * jest project.
  */
@@ -84,6 +85,17 @@ suite('sharing the embedded database', () => {
     const migrate = await runNode(script('db/migrate.js'), [], env());
     expect(migrate.output).toContain('schema is up to date');
     expect(migrate.code).toBe(0);
+
+    // So does `npm run admin -- grant`: the running service sees the new admin at once.
+    const grant = await runNode(script('db/admin.js'), ['grant', SEEDED.email], env());
+    expect(grant.output).toContain(`admin: ${SEEDED.email} is an admin`);
+    expect(grant.code).toBe(0);
+    const token = (seeded.body as { access_token: string }).access_token;
+    const me = await call(first.url, 'GET', '/api/v1/user/me', { token });
+    expect(me.body).toMatchObject({ email: SEEDED.email, roles: 'admin' });
+    const nobody = await runNode(script('db/admin.js'), ['grant', 'nobody@example.com'], env());
+    expect(nobody.output).toContain('no account has the e-mail address nobody@example.com');
+    expect(nobody.code).toBe(1);
 
     // A second service on the same directory refuses at once, naming the first; the first goes on.
     const second = await runNode(

@@ -9,6 +9,9 @@ interface FreeBusy {
   userId: string;
   busy: Range[] | null;
 }
+interface KindRange extends Range {
+  kind: string;
+}
 interface Suggestion {
   startTime: string;
   endTime: string;
@@ -33,7 +36,7 @@ const ADD = `mutation ($meetingId: UUID!, $userId: UUID!) {
 }`;
 const MEETING_CONFLICTS = `query ($id: UUID!) { meeting(meetingId: $id) { ${CONFLICTS} } }`;
 const FREE_BUSY = `query ($userIds: [UUID!]!, $from: DateTime!, $to: DateTime!) {
-  freeBusy(userIds: $userIds, from: $from, to: $to) { userId busy { start end } }
+  freeBusy(userIds: $userIds, from: $from, to: $to) { userId busy { start end kind } }
 }`;
 const SUGGEST = `query ($input: SuggestMeetingTimesInput!) {
   suggestMeetingTimes(input: $input) { startTime endTime availableUserIds unavailableUserIds }
@@ -42,6 +45,10 @@ const SHARE = `mutation ($share: Boolean!) { updateProfile(input: { shareAvailab
 
 const at = (time: string) => `2027-06-${time}:00.000Z`;
 const range = (start: string, end: string): Range => ({ start: at(start), end: at(end) });
+const busyRange = (start: string, end: string, kind = 'BUSY'): KindRange => ({
+  ...range(start, end),
+  kind,
+});
 
 describe('free/busy, conflicts and suggested times', () => {
   let t: TestApp;
@@ -84,7 +91,7 @@ describe('free/busy, conflicts and suggested times', () => {
     // Monday 2027-06-07. Bob owns 10:00–11:00 and has accepted carol's 10:30–11:30.
     await meeting(bob, { startTime: at('07T10:00') }, [{ userId: alice.id }]);
     await meeting(carol, { startTime: at('07T10:30') }, [{ userId: bob.id, status: 'ACCEPTED' }]);
-    // Neither an open invitation nor a declined one keeps him busy; nor a cancelled meeting.
+    // An open invitation shows as tentative; a declined one and a cancelled meeting not at all.
     await meeting(carol, { startTime: at('07T14:00') }, [{ userId: bob.id }]);
     const declined = await meeting(carol, { startTime: at('07T15:00') }, [{ userId: bob.id }]);
     await t.gql.data(DECLINE, { id: declined }, bob.token);
@@ -124,9 +131,10 @@ describe('free/busy, conflicts and suggested times', () => {
         {
           userId: bob.id,
           busy: [
-            range('07T10:00', '07T11:30'),
-            range('08T09:00', '08T10:00'),
-            range('23T13:00', '23T14:00'),
+            busyRange('07T10:00', '07T11:30'),
+            busyRange('07T14:00', '07T15:00', 'TENTATIVE'),
+            busyRange('08T09:00', '08T10:00'),
+            busyRange('23T13:00', '23T14:00'),
           ],
         },
       ]);
@@ -135,8 +143,9 @@ describe('free/busy, conflicts and suggested times', () => {
     it('cuts ranges to the window', async () => {
       const result = await freeBusy(alice, [bob.id], at('07T10:30'), at('08T09:30'));
       expect(result.data?.freeBusy[0]?.busy).toEqual([
-        range('07T10:30', '07T11:30'),
-        range('08T09:00', '08T09:30'),
+        busyRange('07T10:30', '07T11:30'),
+        busyRange('07T14:00', '07T15:00', 'TENTATIVE'),
+        busyRange('08T09:00', '08T09:30'),
       ]);
     });
 
@@ -144,11 +153,12 @@ describe('free/busy, conflicts and suggested times', () => {
       const toAlice = await freeBusy(alice, [dave.id, erin.id], at('07T00:00'), at('08T00:00'));
       expect(toAlice.data?.freeBusy).toEqual([
         { userId: dave.id, busy: null },
-        { userId: erin.id, busy: [] },
+        // Erin has not answered dave's invitation.
+        { userId: erin.id, busy: [busyRange('07T12:00', '07T13:00', 'TENTATIVE')] },
       ]);
       const toDave = await freeBusy(dave, [dave.id], at('07T00:00'), at('08T00:00'));
       expect(toDave.data?.freeBusy).toEqual([
-        { userId: dave.id, busy: [range('07T12:00', '07T13:00')] },
+        { userId: dave.id, busy: [busyRange('07T12:00', '07T13:00')] },
       ]);
     });
 

@@ -8,7 +8,7 @@ import {
   type TokenService,
 } from '../../platform/auth/tokens';
 import { UnauthenticatedError, ValidationFailedError } from '../../platform/shared/errors';
-import { isVisibleUser, type UserRecord, type UserStore } from '../user';
+import { isAdmin, isVisibleUser, type UserRecord, type UserStore } from '../user';
 import type { ChangePasswordInput } from './auth.inputs';
 import type { StoreSet } from '../../platform/composition/context';
 import type { RefreshTokenStore } from './refresh-token.store';
@@ -32,6 +32,8 @@ export class AuthService {
     private readonly passwords: PasswordHasher,
     private readonly tokens: TokenService,
     private readonly limit: CountAttempt,
+    /** ADMIN_EMAILS: these accounts become admins when they sign in, once verified. */
+    private readonly adminEmails: readonly string[] = [],
   ) {}
 
   /** `username` is an e-mail address or an account name; failures never say which part was wrong. */
@@ -45,6 +47,9 @@ export class AuthService {
     const ok = await this.passwords.verify(usable ? user.passwordHash : null, password);
     if (!usable || !ok) {
       throw new UnauthenticatedError('INCORRECT_EMAIL_OR_PASSWORD');
+    }
+    if (user.isVerified && !isAdmin(user) && this.adminEmails.includes(user.email)) {
+      await this.stores.users.grantAdmin(user.email);
     }
     const tokens = await startSession(this.stores, this.tokens, user.id);
     // Opportunistic clean-up, after the answer is secured.

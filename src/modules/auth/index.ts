@@ -7,10 +7,11 @@ import { type AuthStores, AuthService } from './auth.service';
 import { RefreshToken } from './refresh-token.entity';
 import { RefreshTokenStore } from './refresh-token.store';
 
-/** What sign-in needs of the process: password hashing and token keys. */
+/** What sign-in needs of the process: password hashing, token keys, the first admins. */
 interface AuthDeps {
   passwords: PasswordHasher;
   tokens: TokenService;
+  adminEmails: readonly string[];
 }
 
 /** Sign-in: tokens, refresh sessions, logout, password changes. */
@@ -21,6 +22,9 @@ export const authModule = defineModule({
   stores: { refreshTokens: RefreshTokenStore },
   services: {
     auth: (p: ServiceParts<AuthStores, unknown, AuthDeps>) =>
-      new AuthService(p.stores, p.deps.passwords, p.deps.tokens, p.limit),
+      new AuthService(p.stores, p.deps.passwords, p.deps.tokens, p.limit, p.deps.adminEmails),
   },
+  deps: (setup: { config: { adminEmails: readonly string[] } }) => ({
+    adminEmails: setup.config.adminEmails,
+  }),
 });

@@ -9,14 +9,12 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { ArgsType, Field, InputType, Int, registerEnumType } from 'type-graphql';
+import { ArgsType, Field, InputType, Int } from 'type-graphql';
 import { GraphQLDateTime, GraphQLUUID } from '../../platform/shared/scalars';
 import { DEFAULT_TIME_ZONE } from '../../platform/shared/time-zone';
 import { IsInstant, IsTimeZone } from '../../platform/shared/validation';
 import { InputArgs, MEETING_LIMITS } from '../meeting';
-import { Weekday } from './suggestions';
-
-registerEnumType(Weekday, { name: 'Weekday', description: 'A day of the week (RFC 5545 names).' });
+import { TIME_OF_DAY, Weekday, WORKING_HOURS_LIMITS } from '../user';
 
 /** The bounds of availability questions. */
 export const AVAILABILITY_LIMITS = {
@@ -28,13 +26,11 @@ export const AVAILABILITY_LIMITS = {
   windowDays: 62,
   step: { min: 5, max: 240, default: 15 },
   first: { max: 50, default: 5 },
-  workingHours: { start: '09:00', end: '17:00' },
-  weekdays: [Weekday.MO, Weekday.TU, Weekday.WE, Weekday.TH, Weekday.FR],
+  workingHours: WORKING_HOURS_LIMITS.defaultDay,
+  weekdays: WORKING_HOURS_LIMITS.defaultWeekdays,
 } as const;
 
 const DURATION = MEETING_LIMITS.durationMinutes;
-/** A wall-clock time of day, `HH:MM` (24:00 ends a day). */
-const TIME_OF_DAY = /^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$/;
 
 @ArgsType()
 export class FreeBusyArgs {
@@ -96,18 +92,26 @@ export class SuggestMeetingTimesInput {
   @Field(() => String, {
     nullable: true,
     defaultValue: DEFAULT_TIME_ZONE,
-    description: 'The IANA zone of the working hours and weekdays (default UTC).',
+    description: 'With workingHours: the IANA zone of those hours and weekdays (default UTC).',
   })
   @IsOptional()
   @IsTimeZone()
   timeZone?: string | null;
 
-  @Field(() => WorkingHoursInput, { nullable: true, description: 'Default 09:00 to 17:00.' })
+  @Field(() => WorkingHoursInput, {
+    nullable: true,
+    description:
+      "One window for everybody, overriding each attendee's own working hours: these hours " +
+      'on the weekdays given, in timeZone. Left out: each attendee’s own hours count.',
+  })
   @IsOptional()
   @ValidateNested()
   workingHours?: WorkingHoursInput | null;
 
-  @Field(() => [Weekday], { nullable: true, description: 'The days to look at (default MO–FR).' })
+  @Field(() => [Weekday], {
+    nullable: true,
+    description: 'With workingHours: the days to look at (default MO–FR).',
+  })
   @IsOptional()
   @ArrayMinSize(1)
   @IsEnum(Weekday, { each: true })

@@ -12,13 +12,20 @@ import {
 import type { FreeBusy } from './availability.service';
 import { MaxItems } from '../../platform/graphql/node-limit';
 import { AVAILABILITY_LIMITS, FreeBusyArgs, SuggestMeetingTimesArgs } from './availability.inputs';
-import { TimeSuggestion, UserFreeBusy } from './availability.types';
+import { type TimeRange, TimeSuggestion, UserFreeBusy } from './availability.types';
+import type { TimeSpan } from '../../platform/shared/time-zone';
 
-/** Busy time as the schema shows it: instants as ISO 8601 text. */
-const shown = ({ userId, busy }: FreeBusy): UserFreeBusy => ({
+/** A span as the schema shows it: instants as ISO 8601 text. */
+const range = (span: TimeSpan): TimeRange => ({
+  start: span.start.toISOString(),
+  end: span.end.toISOString(),
+});
+
+/** Busy time and working hours as the schema shows them. */
+const shown = ({ userId, busy, workingHours }: FreeBusy): UserFreeBusy => ({
   userId,
-  busy:
-    busy?.map((span) => ({ start: span.start.toISOString(), end: span.end.toISOString() })) ?? null,
+  busy: busy?.map((span) => ({ ...range(span), kind: span.kind })) ?? null,
+  workingHours: workingHours?.map(range) ?? null,
 });
 
 const CONFLICTS =
@@ -34,9 +41,11 @@ export class AvailabilityResolver {
   @Query(() => [UserFreeBusy], {
     description:
       'When each user (visible, else USER_NOT_FOUND; at most 50) is busy between from and to ' +
-      '(at most 62 days): meetings they own or accepted that are pending or confirmed, ' +
-      'occurrences expanded and cancelled ones left out, cut to the window, merged and sorted. ' +
-      'Titles never show; a user who does not share their availability answers busy: null.',
+      '(at most 62 days): meetings they own or accepted that are pending or confirmed (BUSY), ' +
+      'invitations they have not answered (TENTATIVE), occurrences expanded and cancelled ones ' +
+      'left out, and their time away (OUT_OF_OFFICE, FOCUS), cut to the window, merged and ' +
+      'sorted; and when they work (their working hours as instants). Titles never show; a user ' +
+      'who does not share their availability answers busy: null, workingHours: null.',
   })
   async freeBusy(
     @Args() args: FreeBusyArgs,
@@ -50,10 +59,13 @@ export class AvailabilityResolver {
   @MaxItems(AVAILABILITY_LIMITS.first.max)
   @Query(() => [TimeSuggestion], {
     description:
-      'Times the caller and the users could meet: slots within working hours on the weekdays ' +
-      'given (in timeZone, across daylight-saving changes), every stepMinutes, where at least ' +
-      'minimumAttendeePercentage of the attendees are free; most attendees first, then earliest. ' +
-      'A user who does not share their availability counts as free.',
+      'Times the caller and the users could meet, every stepMinutes, where at least ' +
+      'minimumAttendeePercentage of the attendees are available: free (no meeting they own or ' +
+      'accepted, no time away) and within their own working hours in their own time zone ' +
+      '(across daylight-saving changes); most attendees first, then earliest. Given ' +
+      'workingHours, one window for all instead: those hours on the weekdays given, in ' +
+      'timeZone, where free is enough. A user who does not share their availability counts as ' +
+      'free and within their hours.',
   })
   async suggestMeetingTimes(
     @Args() { input }: SuggestMeetingTimesArgs,
@@ -66,6 +78,7 @@ export class AvailabilityResolver {
       endTime: slot.end.toISOString(),
       availableUserIds: slot.available,
       unavailableUserIds: slot.unavailable,
+      attendees: slot.attendees,
     }));
   }
 }

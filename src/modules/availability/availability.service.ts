@@ -1,25 +1,31 @@
 import DataLoader from 'dataloader';
 import { ValidationFailedError } from '../../platform/shared/errors';
-import { DAY_MS, mergeSpans, overlaps, type TimeSpan } from '../../platform/shared/time-zone';
+import { DAY_MS, mergeSpans, type TimeSpan } from '../../platform/shared/time-zone';
 import {
   type MeetingLoaders,
   type MeetingRecord,
-  type Occurrence,
   OCCURRENCE_LIMITS,
   type OccurrenceLoaders,
   occurrencesOf,
   ParticipantStatus,
   requireWindow,
-  Series,
 } from '../meeting';
-import { isVisibleUser, type UserLoaders, userNotFound, type UserRecord } from '../user';
-import type { BusyMeeting } from './availability.store';
+import {
+  isVisibleUser,
+  seesAvailabilityOf,
+  type UserLoaders,
+  userNotFound,
+  type UserRecord,
+  workingWeekOf,
+} from '../user';
 import {
   AVAILABILITY_LIMITS,
   type FreeBusyArgs,
   type SuggestMeetingTimesInput,
 } from './availability.inputs';
 import { type Suggestion, suggestSlots } from './suggestions';
+import { BusyKind, blockingSpans, flattenKinds, type KindSpan, spansByUser } from './busy-time';
+import { minutesOf, workingSpans } from './working-time';
 import type { StoreSet } from '../../platform/composition/context';
 import type { AvailabilityStore } from './availability.store';
 
@@ -29,38 +35,32 @@ type Stores = AvailabilityStores;
 export type AvailabilityLoaders = UserLoaders & MeetingLoaders & OccurrenceLoaders;
 type Loaders = AvailabilityLoaders;
 
-/** One user's busy time; null when they keep it to themselves. */
+/**
+ * One user's busy time and working hours (conflicts: none); null when they keep their
+ * availability to themselves.
+ */
 export interface FreeBusy {
   userId: string;
-  busy: TimeSpan[] | null;
+  busy: KindSpan[] | null;
+  workingHours: TimeSpan[] | null;
 }
 
-/** As many occurrences of one meeting as a window of free/busy can hold (a 62-day window). */
-const OCCURRENCES_PER_WINDOW = 100_000;
+/** The users asked about whose availability the viewer may see, by id. */
+type Shown = Map<string, UserRecord>;
 
 const unique = (ids: readonly string[]): string[] => [...new Set(ids)];
 
-const minutesOf = (time: string): number => {
-  const [hours, minutes] = time.split(':').map(Number);
-  return (hours ?? 0) * 60 + (minutes ?? 0);
-};
-
-/** The occurrences of busy meeting `meeting` (its rule: `series`) in `window` that take place. */
-const heldIn = (meeting: BusyMeeting, series: Series, window: TimeSpan): Occurrence[] =>
-  occurrencesOf(
-    meeting,
-    meeting.edits,
-    window.start,
-    window.end,
-    OCCURRENCES_PER_WINDOW,
-    series,
-  ).filter((occurrence) => !occurrence.cancelled);
+/** A user's working hours within a window, as instants. */
+const workingIn = (user: UserRecord, window: TimeSpan): TimeSpan[] =>
+  workingSpans(user.timeZone, workingWeekOf(user), window);
 
 /**
  * Who is free when: free/busy, the conflicts of a meeting's participants, and suggested times.
  * Busy time is what a user owns or has accepted that is pending or confirmed (occurrences
- * expanded, cancelled ones left out); a user who does not share it shows none, except to
- * themselves. Each answer reads users and busy meetings in a fixed number of statements.
+ * expanded, cancelled ones left out), their time away, and for free/busy their open invitations;
+ * working hours are each user's week in their own zone. A user who does not share their
+ * availability shows none of it, except to themselves. Each answer reads users, busy meetings and
+ * time away in a fixed number of statements.
  */
 export class AvailabilityService {
   private conflictsLoader: DataLoader<string, FreeBusy[]> | null = null;
@@ -70,57 +70,82 @@ export class AvailabilityService {
     private readonly loaders: Loaders,
   ) {}
 
-  /** When each user is busy between from and to (ranges cut to the window). */
+  /** When each user is busy, and works, between from and to (ranges cut to the window). */
   async freeBusy(viewer: UserRecord, args: FreeBusyArgs): Promise<FreeBusy[]> {
     requireWindow(args.from, args.to, AVAILABILITY_LIMITS.windowDays);
     const ids = unique(args.userIds);
-    const sharing = await this.sharing(viewer, ids);
+    const shown = await this.sharing(viewer, ids);
     const window = { start: args.from, end: args.to };
-    const busy = this.busyByUser(await this.stores.availability.busyMeetings(sharing, [window]), [
-      window,
-    ]);
+    const time = await this.stores.availability.busyTime([...shown.keys()], [window], {
+      tentative: true,
+    });
+    const busy = spansByUser(time, [window]);
     // What is shown is capped; suggestions and conflicts weigh all of it.
-    return ids.map((userId) => ({
-      userId,
-      busy: sharing.includes(userId)
-        ? (busy.get(userId) ?? []).slice(0, AVAILABILITY_LIMITS.rangesPerUser)
-        : null,
-    }));
+    return ids.map((userId) => {
+      const user = shown.get(userId);
+      return {
+        userId,
+        busy: user
+          ? flattenKinds(busy.get(userId) ?? []).slice(0, AVAILABILITY_LIMITS.rangesPerUser)
+          : null,
+        workingHours: user
+          ? workingIn(user, window).slice(0, AVAILABILITY_LIMITS.rangesPerUser)
+          : null,
+      };
+    });
   }
 
   /** The best times for the caller and the users to meet (see SuggestMeetingTimesInput). */
   async suggest(viewer: UserRecord, input: SuggestMeetingTimesInput): Promise<Suggestion[]> {
     requireWindow(input.from, input.to, AVAILABILITY_LIMITS.windowDays, 'input.to');
-    const hours = input.workingHours ?? AVAILABILITY_LIMITS.workingHours;
-    const [workStart, workEnd] = [minutesOf(hours.start), minutesOf(hours.end)];
-    if (workEnd <= workStart) {
+    const shared = input.workingHours
+      ? {
+          timeZone: input.timeZone ?? 'UTC',
+          workStart: minutesOf(input.workingHours.start),
+          workEnd: minutesOf(input.workingHours.end),
+          weekdays: new Set<number>(input.weekdays ?? AVAILABILITY_LIMITS.weekdays),
+        }
+      : null;
+    if (shared && shared.workEnd <= shared.workStart) {
       throw ValidationFailedError.of('input.workingHours.end', 'TOO_SMALL');
     }
     const attendees = unique([viewer.id, ...input.userIds]);
-    const sharing = await this.sharing(viewer, attendees);
+    const shown = await this.sharing(viewer, attendees);
     const window = { start: input.from, end: input.to };
-    const busy = this.busyByUser(await this.stores.availability.busyMeetings(sharing, [window]), [
+    const busy = spansByUser(await this.stores.availability.busyTime([...shown.keys()], [window]), [
       window,
     ]);
     const percentage = input.minimumAttendeePercentage ?? 100;
+    // Most attendees keep the default week in a handful of zones: each week is placed once.
+    const weeks = new Map<string, TimeSpan[]>();
+    const working = (user: UserRecord): TimeSpan[] => {
+      const key = `${user.timeZone} ${JSON.stringify(user.workingHours)}`;
+      let spans = weeks.get(key);
+      if (!spans) {
+        spans = workingIn(user, window);
+        weeks.set(key, spans);
+      }
+      return spans;
+    };
     return suggestSlots(
       {
         from: input.from,
         to: input.to,
         notBefore: new Date(),
-        timeZone: input.timeZone ?? 'UTC',
+        shared,
         durationMinutes: input.durationMinutes,
-        workStart,
-        workEnd,
-        weekdays: new Set(input.weekdays ?? AVAILABILITY_LIMITS.weekdays),
         stepMinutes: input.stepMinutes ?? AVAILABILITY_LIMITS.step.default,
         minimumAttendees: Math.ceil((attendees.length * percentage) / 100),
         first: input.first ?? AVAILABILITY_LIMITS.first.default,
       },
-      attendees.map((userId) => ({
-        userId,
-        busy: sharing.includes(userId) ? (busy.get(userId) ?? []) : null,
-      })),
+      attendees.map((userId) => {
+        const user = shown.get(userId);
+        return {
+          userId,
+          busy: user ? blockingSpans(busy.get(userId) ?? []) : null,
+          working: user ? working(user) : null,
+        };
+      }),
     );
   }
 
@@ -136,26 +161,32 @@ export class AvailabilityService {
 
   private async readConflicts(viewer: UserRecord, ids: readonly string[]): Promise<FreeBusy[][]> {
     const asked = await Promise.all(ids.map((id) => this.conflictQuestion(id)));
-    const sharing = new Set(
-      await this.sharing(
-        viewer,
-        unique(asked.flatMap((question) => question?.userIds ?? [])),
-        false,
-      ),
+    const sharing = await this.sharing(
+      viewer,
+      unique(asked.flatMap((question) => question?.userIds ?? [])),
+      false,
     );
     const windows = asked.flatMap((question) => (question ? [question.window] : []));
-    const busy = await this.stores.availability.busyMeetings([...sharing], windows);
+    const { meetings } = await this.stores.availability.busyTime([...sharing.keys()], windows);
     return asked.map((question) => {
       if (!question) {
         return [];
       }
-      const others = busy.filter((meeting) => meeting.id !== question.meetingId);
-      const byUser = this.busyByUser(others, [question.window], false);
+      const others = meetings.filter((meeting) => meeting.id !== question.meetingId);
+      const byUser = spansByUser({ meetings: others, away: [] }, [question.window], false);
       return question.userIds
         .flatMap((userId) => {
           const ranges = sharing.has(userId) ? byUser.get(userId) : undefined;
           return ranges && ranges.length > 0
-            ? [{ userId, busy: ranges.slice(0, AVAILABILITY_LIMITS.rangesPerUser) }]
+            ? [
+                {
+                  userId,
+                  busy: mergeSpans(ranges)
+                    .slice(0, AVAILABILITY_LIMITS.rangesPerUser)
+                    .map((span) => ({ ...span, kind: BusyKind.BUSY })),
+                  workingHours: null,
+                },
+              ]
             : [];
         })
         .slice(0, AVAILABILITY_LIMITS.conflictsShown);
@@ -196,63 +227,21 @@ export class AvailabilityService {
   }
 
   /**
-   * Of `ids` (visible users, else USER_NOT_FOUND when `strict`), those whose busy time the
-   * viewer may see: the viewer's own, and that of users who share it.
+   * Of `ids` (visible users, else USER_NOT_FOUND when `strict`), those whose availability the
+   * viewer may see (the viewer's own, and that of users who share it), by id, in the order given.
    */
-  private async sharing(
-    viewer: UserRecord,
-    ids: readonly string[],
-    strict = true,
-  ): Promise<string[]> {
+  private async sharing(viewer: UserRecord, ids: readonly string[], strict = true): Promise<Shown> {
     const users = await this.loaders.users.loadMany(ids);
-    const shown: string[] = [];
-    users.forEach((user, index) => {
+    const shown: Shown = new Map();
+    for (const user of users) {
       const visible = !(user instanceof Error) && isVisibleUser(user);
       if (!visible && strict) {
         throw userNotFound();
       }
-      if (visible && (user.id === viewer.id || user.shareAvailability)) {
-        shown.push(ids[index] as string);
-      }
-    });
-    return shown;
-  }
-
-  /**
-   * Each user's busy ranges from `meetings` in `windows`, merged and sorted; cut to the windows
-   * when `clip` (free/busy), whole occurrences otherwise (conflicts show the other meeting's time).
-   */
-  private busyByUser(
-    meetings: readonly BusyMeeting[],
-    windows: readonly TimeSpan[],
-    clip = true,
-  ): Map<string, TimeSpan[]> {
-    const spans = new Map<string, TimeSpan[]>();
-    for (const meeting of meetings) {
-      // Its rule is parsed once, however many windows (a page of meetings' conflicts) it meets.
-      const series = new Series(meeting);
-      for (const window of windows) {
-        for (const occurrence of heldIn(meeting, series, window)) {
-          const span = clip
-            ? {
-                start: new Date(Math.max(occurrence.start.getTime(), window.start.getTime())),
-                end: new Date(Math.min(occurrence.end.getTime(), window.end.getTime())),
-              }
-            : { start: occurrence.start, end: occurrence.end };
-          if (!overlaps(span, window)) {
-            continue;
-          }
-          for (const userId of meeting.userIds) {
-            const list = spans.get(userId);
-            if (list) {
-              list.push(span);
-            } else {
-              spans.set(userId, [span]);
-            }
-          }
-        }
+      if (visible && seesAvailabilityOf(viewer, user)) {
+        shown.set(user.id, user);
       }
     }
-    return new Map([...spans].map(([userId, list]) => [userId, mergeSpans(list)]));
+    return shown;
   }
 }

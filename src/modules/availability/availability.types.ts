@@ -2,6 +2,7 @@ import { Field, ObjectType } from 'type-graphql';
 import { GraphQLDateTime, GraphQLUUID } from '../../platform/shared/scalars';
 import { MaxItems } from '../../platform/graphql/node-limit';
 import { AVAILABILITY_LIMITS } from './availability.inputs';
+import { BusyKind } from './busy-time';
 
 @ObjectType({ simpleResolvers: true, description: 'A span of time, [start, end).' })
 export class TimeRange {
@@ -12,20 +13,62 @@ export class TimeRange {
   end!: string;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'When one user is busy (never why).' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'A span of time a user is busy, and of what kind.',
+})
+export class BusyRange extends TimeRange {
+  @Field(() => BusyKind, {
+    description: 'BUSY, TENTATIVE, OUT_OF_OFFICE or FOCUS (never a title).',
+  })
+  kind!: BusyKind;
+}
+
+@ObjectType({ simpleResolvers: true, description: 'When one user is busy (never why) and works.' })
 export class UserFreeBusy {
   @Field(() => GraphQLUUID)
   userId!: string;
 
+  @Field(() => [BusyRange], {
+    nullable: true,
+    description:
+      `Busy ranges, sorted, at most ${AVAILABILITY_LIMITS.rangesPerUser} (the earliest): ` +
+      'ranges of a kind merged, and where kinds overlap the one that weighs most shown ' +
+      '(OUT_OF_OFFICE, then BUSY, FOCUS, TENTATIVE); null when the user keeps their ' +
+      'availability to themselves (shareAvailability false).',
+  })
+  @MaxItems(AVAILABILITY_LIMITS.rangesPerUser)
+  busy!: BusyRange[] | null;
+
   @Field(() => [TimeRange], {
     nullable: true,
     description:
-      `Busy ranges, merged and sorted, at most ${AVAILABILITY_LIMITS.rangesPerUser} (the ` +
-      'earliest); null when the user keeps their availability to themselves ' +
-      '(shareAvailability false).',
+      "The user's working hours within the window as instants (their week in their time " +
+      `zone), sorted, at most ${AVAILABILITY_LIMITS.rangesPerUser}; null when they keep ` +
+      'their availability to themselves, and in conflicts.',
   })
   @MaxItems(AVAILABILITY_LIMITS.rangesPerUser)
-  busy!: TimeRange[] | null;
+  workingHours!: TimeRange[] | null;
+}
+
+@ObjectType({ simpleResolvers: true, description: 'How a suggested time suits one attendee.' })
+export class AttendeeFit {
+  @Field(() => GraphQLUUID)
+  userId!: string;
+
+  @Field({
+    description:
+      'Free then (or not sharing their time) and, unless the input gave working hours, ' +
+      'within their own working hours.',
+  })
+  available!: boolean;
+
+  @Field({
+    description:
+      'Whether the time lies within their own working hours, in their time zone (true for a ' +
+      'user who does not share their availability).',
+  })
+  inWorkingHours!: boolean;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'A time that suits enough of the attendees.' })
@@ -36,9 +79,17 @@ export class TimeSuggestion {
   @Field(() => GraphQLDateTime)
   endTime!: string;
 
-  @Field(() => [GraphQLUUID], { description: 'Attendees free then (or not sharing their time).' })
+  @Field(() => [GraphQLUUID], {
+    description: 'Attendees available then (see AttendeeFit.available).',
+  })
   availableUserIds!: string[];
 
-  @Field(() => [GraphQLUUID], { description: 'Attendees busy then.' })
+  @Field(() => [GraphQLUUID], { description: 'Attendees busy then, or outside their hours.' })
   unavailableUserIds!: string[];
+
+  @Field(() => [AttendeeFit], {
+    description: 'Each attendee (the caller first), and how the time suits them.',
+  })
+  @MaxItems(AVAILABILITY_LIMITS.users + 1)
+  attendees!: AttendeeFit[];
 }

@@ -4,20 +4,20 @@ import {
   isoWeekday,
   localDayOf,
   MINUTE_MS,
+  mergeSpans,
   nextDay,
   type TimeSpan,
   wallMinutes,
 } from '../../platform/shared/time-zone';
+import { anyDuring, within } from './span-search';
 
-/** The days of the week, as RFC 5545 names them, in ISO order (Monday is 1). */
-export enum Weekday {
-  MO = 1,
-  TU = 2,
-  WE = 3,
-  TH = 4,
-  FR = 5,
-  SA = 6,
-  SU = 7,
+/** One window of working hours for everybody, wall-clock in one zone (the input's override). */
+export interface SharedHours {
+  timeZone: string;
+  /** Working hours as minutes after local midnight: a slot lies within [start, end]. */
+  workStart: number;
+  workEnd: number;
+  weekdays: ReadonlySet<number>;
 }
 
 /** What suggestions are looked for in (all validated). */
@@ -26,44 +26,36 @@ export interface SlotSearch {
   to: Date;
   /** No slot starts before this (now). */
   notBefore: Date;
-  timeZone: string;
+  /** One window for all (the override); null: each attendee's own working hours. */
+  shared: SharedHours | null;
   durationMinutes: number;
-  /** Working hours as minutes after local midnight: a slot lies within [start, end]. */
-  workStart: number;
-  workEnd: number;
-  weekdays: ReadonlySet<number>;
   stepMinutes: number;
   /** How many attendees a slot needs at least. */
   minimumAttendees: number;
   first: number;
 }
 
-/** An attendee's busy time (sorted, merged); null: not shown, so it holds no slot back. */
-export interface AttendeeBusy {
+/**
+ * An attendee's busy time and working hours in the window (each sorted, merged); null: not shown,
+ * so it holds no slot back.
+ */
+export interface AttendeeTime {
   userId: string;
   busy: readonly TimeSpan[] | null;
+  working: readonly TimeSpan[] | null;
+}
+
+/** How a slot suits one attendee. */
+export interface AttendeeFit {
+  userId: string;
+  available: boolean;
+  inWorkingHours: boolean;
 }
 
 export interface Suggestion extends TimeSpan {
   available: string[];
   unavailable: string[];
-}
-
-/** Whether sorted, merged spans have one that overlaps [start, end) (binary search). */
-function busyDuring(spans: readonly TimeSpan[], start: number, end: number): boolean {
-  let low = 0;
-  let high = spans.length;
-  // The first span that ends after `start`.
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if ((spans[middle] as TimeSpan).end.getTime() <= start) {
-      low = middle + 1;
-    } else {
-      high = middle;
-    }
-  }
-  const span = spans[low];
-  return span !== undefined && span.start.getTime() < end;
+  attendees: AttendeeFit[];
 }
 
 /**
@@ -73,8 +65,9 @@ function busyDuring(spans: readonly TimeSpan[], start: number, end: number): boo
  * hours. A wall time the zone skips that day is no start. On a day whose offset is the same at
  * both ends of working hours (all but a few a year), the starts are steps of plain milliseconds.
  */
-function* candidateSlots(search: SlotSearch): Generator<TimeSpan> {
-  const { timeZone: zone, workStart, workEnd, stepMinutes, durationMinutes } = search;
+function* sharedSlots(search: SlotSearch, shared: SharedHours): Generator<TimeSpan> {
+  const { stepMinutes, durationMinutes } = search;
+  const { timeZone: zone, workStart, workEnd } = shared;
   const duration = durationMinutes * MINUTE_MS;
   const earliest = Math.max(search.from.getTime(), search.notBefore.getTime());
   const lastDay = dayNumber(localDayOf(zone, search.to.getTime() - 1));
@@ -83,7 +76,7 @@ function* candidateSlots(search: SlotSearch): Generator<TimeSpan> {
     dayNumber(day) <= lastDay;
     day = nextDay(day)
   ) {
-    if (!search.weekdays.has(isoWeekday(day))) {
+    if (!shared.weekdays.has(isoWeekday(day))) {
       continue;
     }
     const opens = instantAt(zone, day, workStart * 60);
@@ -106,25 +99,62 @@ function* candidateSlots(search: SlotSearch): Generator<TimeSpan> {
 }
 
 /**
- * The best slots: those enough attendees are free for, most attendees first, then earliest.
- * An attendee whose busy time is not shown counts as free.
+ * The candidate starts within anyone's working hours: every `stepMinutes` from the start of each
+ * stretch of time some attendee works (their hours merged), where the slot ends within it.
  */
-export function suggestSlots(search: SlotSearch, attendees: readonly AttendeeBusy[]): Suggestion[] {
-  const found: Suggestion[] = [];
-  for (const slot of candidateSlots(search)) {
+function* ownHoursSlots(
+  search: SlotSearch,
+  attendees: readonly AttendeeTime[],
+): Generator<TimeSpan> {
+  const step = search.stepMinutes * MINUTE_MS;
+  const duration = search.durationMinutes * MINUTE_MS;
+  const earliest = Math.max(search.from.getTime(), search.notBefore.getTime());
+  const anyone = mergeSpans(attendees.flatMap((attendee) => attendee.working ?? []));
+  for (const stretch of anyone) {
+    const end = Math.min(stretch.end.getTime(), search.to.getTime());
+    for (let start = stretch.start.getTime(); start + duration <= end; start += step) {
+      if (start >= earliest) {
+        yield { start: new Date(start), end: new Date(start + duration) };
+      }
+    }
+  }
+}
+
+/**
+ * The best slots: those enough attendees are available for, most attendees first, then earliest.
+ * An attendee is available when free and, without a shared window, within their working hours;
+ * one whose busy time or hours are not shown counts as free or within them.
+ */
+export function suggestSlots(search: SlotSearch, attendees: readonly AttendeeTime[]): Suggestion[] {
+  const found: Array<Omit<Suggestion, 'attendees'>> = [];
+  const { shared } = search;
+  const candidates = shared ? sharedSlots(search, shared) : ownHoursSlots(search, attendees);
+  for (const slot of candidates) {
+    const [start, end] = [slot.start.getTime(), slot.end.getTime()];
     const available: string[] = [];
     const unavailable: string[] = [];
-    for (const { userId, busy } of attendees) {
-      const free = !busy || !busyDuring(busy, slot.start.getTime(), slot.end.getTime());
+    for (const { userId, busy, working } of attendees) {
+      const free =
+        (!busy || !anyDuring(busy, start, end)) &&
+        (shared !== null || !working || within(working, start, end));
       (free ? available : unavailable).push(userId);
     }
     if (available.length >= search.minimumAttendees) {
       found.push({ ...slot, available, unavailable });
     }
   }
+  // How each slot suits each attendee, for the few slots answered only.
   return found
     .sort(
       (a, b) => b.available.length - a.available.length || a.start.getTime() - b.start.getTime(),
     )
-    .slice(0, search.first);
+    .slice(0, search.first)
+    .map((slot) => ({
+      ...slot,
+      attendees: attendees.map(({ userId, working }) => ({
+        userId,
+        available: slot.available.includes(userId),
+        inWorkingHours: !working || within(working, slot.start.getTime(), slot.end.getTime()),
+      })),
+    }));
 }

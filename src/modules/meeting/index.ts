@@ -46,7 +46,11 @@ export {
   type OccurrenceEdit,
   occurrencesOf,
 } from './schedule/occurrence.rules';
-export { Participant, ParticipantStatus } from './participants/participant.entity';
+export {
+  ANSWER_REASON_MAX_LENGTH,
+  Participant,
+  ParticipantStatus,
+} from './participants/participant.entity';
 export type { ParticipantRecord } from './participants/participant.store';
 export { calendarRule, Series, type Timing } from './schedule/recurrence.rules';
 

@@ -270,15 +270,23 @@ export class MeetingService {
     return this.answer(viewer, meetingId, ParticipantStatus.ACCEPTED);
   }
 
-  /** The viewer declines; once every guest has, the meeting is cancelled. */
-  decline(viewer: UserRecord, meetingId: string): Promise<MeetingRecord> {
-    return this.answer(viewer, meetingId, ParticipantStatus.DECLINED);
+  /**
+   * The viewer declines; once every guest has, the meeting is cancelled. `reason`: why, when the
+   * service declines for the viewer (their out-of-office period's title); null when they do.
+   */
+  decline(
+    viewer: UserRecord,
+    meetingId: string,
+    reason: string | null = null,
+  ): Promise<MeetingRecord> {
+    return this.answer(viewer, meetingId, ParticipantStatus.DECLINED, reason);
   }
 
   private async answer(
     viewer: UserRecord,
     meetingId: string,
     status: ParticipantStatus,
+    reason: string | null = null,
   ): Promise<MeetingRecord> {
     const meeting = await this.stores.transaction(async (tx) => {
       // The answer is written by the participants' read unless the meeting refuses it (a viewer
@@ -287,7 +295,7 @@ export class MeetingService {
         tx.participants.ofLockedAnswering(
           meetingId,
           viewer.id,
-          status,
+          { status, reason },
           !answerRefusal(viewer, found, status),
         ),
       );

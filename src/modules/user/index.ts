@@ -11,8 +11,15 @@ import { UserConnection } from './user.types';
 
 export { User, USER_LIMITS } from './user.entity';
 export { RegisterInput } from './user.inputs';
-export { isAdmin, isVisibleUser, visibleUserSql } from './user.rules';
+export { isAdmin, isVisibleUser, seesAvailabilityOf, visibleUserSql } from './user.rules';
 export type { UserService } from './user.service';
+export {
+  TIME_OF_DAY,
+  Weekday,
+  WORKING_HOURS_LIMITS,
+  type WorkingPeriodRecord,
+  workingWeekOf,
+} from './working-hours';
 export { type UserLoaders, type UserRecord, userNotFound, UserStore } from './user.store';
 
 /** Users: registration, profiles, search, and who a token names. */

@@ -6,6 +6,7 @@ import { Field, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../../platform/shared/base.entity';
 import { DEFAULT_TIME_ZONE, TIME_ZONE_MAX_LENGTH } from '../../platform/shared/time-zone';
 import { Role } from './user.role';
+import type { WorkingPeriodRecord } from './working-hours';
 
 /** Limits shared by the database constraints, the input validation and the docs. */
 export const USER_LIMITS = {
@@ -45,6 +46,7 @@ export class User extends BaseEntity<
   | 'deletedAt'
   | 'shareAvailability'
   | 'timeZone'
+  | 'workingHours'
 > {
   @Field({ description: 'Display name, 8 to 40 characters.' })
   @Property({ length: USER_LIMITS.name.max })
@@ -125,4 +127,11 @@ export class User extends BaseEntity<
   })
   @Property({ length: TIME_ZONE_MAX_LENGTH, default: DEFAULT_TIME_ZONE })
   timeZone: string = DEFAULT_TIME_ZONE;
+
+  /**
+   * The working week, wall-clock periods in the user's zone (by day, then start); null: the
+   * default week (WORKING_HOURS_LIMITS). Shown through a field that hides it as busy time is hidden.
+   */
+  @Property({ type: 'json', nullable: true })
+  workingHours: WorkingPeriodRecord[] | null = null;
 }

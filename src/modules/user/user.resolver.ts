@@ -24,6 +24,14 @@ import {
   UserSearchSliceArgs,
 } from './user.inputs';
 import { UserConnection } from './user.types';
+import { MaxItems } from '../../platform/graphql/node-limit';
+import { seesAvailabilityOf } from './user.rules';
+import {
+  WORKING_HOURS_LIMITS,
+  WorkingPeriod,
+  type WorkingPeriodRecord,
+  workingWeekOf,
+} from './working-hours';
 import type { ConnectionResult } from '../../platform/graphql/connection';
 
 export const UserPage = Paginated(User, 'UserPage');
@@ -70,8 +78,8 @@ export class UserResolver {
   @Authorized()
   @Mutation(() => UpdateProfilePayload, {
     description:
-      "Changes the caller's own name, bio, phone, date of birth or avatar; nothing else, and " +
-      "never another user's.",
+      "Changes the caller's own name, bio, phone, date of birth, avatar, availability sharing " +
+      "or working hours; nothing else, and never another user's.",
   })
   async updateProfile(
     @Arg('input', { description: 'The fields to change.' }) input: UpdateProfileInput,
@@ -89,5 +97,21 @@ export class UserResolver {
   @FieldResolver(() => Int, { description: 'How many users follow this user.' })
   followersCount(@Root() user: UserRecord, @Ctx() ctx: Context): Promise<number> {
     return ctx.loaders.followersCount.load(user.id);
+  }
+
+  @MaxItems(WORKING_HOURS_LIMITS.periods)
+  @FieldResolver(() => [WorkingPeriod], {
+    nullable: true,
+    description:
+      "The user's working week in their time zone, by day then start (the default: Monday to " +
+      'Friday 09:00 to 17:00); null to those who may not see their availability ' +
+      '(shareAvailability false), as free/busy.',
+  })
+  workingHours(
+    @Root() user: UserRecord,
+    @Ctx() ctx: Context,
+  ): readonly WorkingPeriodRecord[] | null {
+    const viewer = ctx.auth.user;
+    return viewer && seesAvailabilityOf(viewer, user) ? workingWeekOf(user) : null;
   }
 }

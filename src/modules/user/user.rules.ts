@@ -15,6 +15,15 @@ export const visibleUserSql = (alias: string): string =>
 export const isAdmin = (user: Pick<User, 'roles' | 'isSuperuser'>): boolean =>
   user.roles === Role.ADMIN || user.isSuperuser;
 
+/**
+ * Whether `viewer` may see when `user` is busy or working (free/busy, conflicts, working hours):
+ * their own, and that of users who share it.
+ */
+export const seesAvailabilityOf = (
+  viewer: Pick<User, 'id'>,
+  user: Pick<User, 'id' | 'shareAvailability'>,
+): boolean => user.id === viewer.id || user.shareAvailability;
+
 /** True when the user (a record or an entity) is visible. */
 export function isVisibleUser<T extends Pick<User, 'isActive' | 'deletedAt'>>(
   user: T | null,

@@ -11,6 +11,7 @@ import type { ProfileChanges, UserRecord } from './user.store';
 import type { StoreSet } from '../../platform/composition/context';
 import type { ChangeLogStore } from '../../platform/live/change-log';
 import type { UserStore } from './user.store';
+import { sortedWeek } from './working-hours';
 
 /** The stores user services work with. */
 export type UserStores = StoreSet<{ users: UserStore; events: ChangeLogStore }>;
@@ -85,6 +86,9 @@ export class UserService {
     }
     if (input.timeZone !== undefined) {
       changes.timeZone = storedTimeZone(input.timeZone);
+    }
+    if (input.workingHours !== undefined) {
+      changes.workingHours = input.workingHours && sortedWeek(input.workingHours);
     }
     return this.stores.ormTransaction(async (tx) => {
       const user = await tx.users.updateProfile(viewer.id, changes);

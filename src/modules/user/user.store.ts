@@ -23,7 +23,7 @@ import {
 } from '../../platform/sql/keyset';
 import { type Page, pageClause, pageParams } from '../../platform/shared/pagination';
 import { User } from './user.entity';
-import { VISIBLE_USER, visibleUserSql } from './user.rules';
+import { Role, VISIBLE_USER, visibleUserSql } from './user.rules';
 import { NotFoundError } from '../../platform/shared/errors';
 import DataLoader from 'dataloader';
 import { inKeyOrder, KnownLoader } from '../../platform/shared/known-loader';
@@ -39,7 +39,17 @@ export type NewUser = Pick<User, 'name' | 'email' | 'account' | 'passwordHash'>;
 
 /** What a user may change of their own profile (absent: unchanged; null: cleared). */
 export type ProfileChanges = Partial<
-  Pick<User, 'name' | 'bio' | 'phone' | 'dob' | 'avatarPhotoId' | 'shareAvailability' | 'timeZone'>
+  Pick<
+    User,
+    | 'name'
+    | 'bio'
+    | 'phone'
+    | 'dob'
+    | 'avatarPhotoId'
+    | 'shareAvailability'
+    | 'timeZone'
+    | 'workingHours'
+  >
 >;
 
 /** `%`, `_` and `\` are literal characters in a search text. */
@@ -62,6 +72,9 @@ const LOCK_WITH_PASSWORD_HASH =
 const SET_PASSWORD_HASH =
   `update "${tableOf(User)}" set "${PASSWORD_HASH}" = ?, ` +
   `"${users.columnName('updatedAt')}" = ? where "id" = ?`;
+const GRANT_ADMIN =
+  `update "${tableOf(User)}" set "${users.columnName('roles')}" = ?, ` +
+  `"${users.columnName('updatedAt')}" = now() where "email" = ? returning "id"`;
 const COUNT_VISIBLE =
   `select count(*)::int as "n" from "users" u ` +
   `where u."id" = any(?::uuid[]) and ${visibleUserSql('u')}`;
@@ -155,6 +168,12 @@ export class UserStore {
     const updatedAt = new Date().toISOString();
     await executeRows(this.em, SET_PASSWORD_HASH, [passwordHash, updatedAt, user.id]);
     return { ...user, updatedAt };
+  }
+
+  /** Makes the user with this (lower-cased) e-mail address an admin; whether there was one. */
+  async grantAdmin(email: string): Promise<boolean> {
+    const rows = await executeRows(this.em, GRANT_ADMIN, [Role.ADMIN, email]);
+    return rows.length > 0;
   }
 
   /** Changes profile fields of a user; USER_NOT_FOUND when there is no such user. */

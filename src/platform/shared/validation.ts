@@ -35,6 +35,7 @@ const reasonByConstraint: ReadonlyArray<[string, ValidationReason]> = [
   ['min', 'TOO_SMALL'],
   ['max', 'TOO_LARGE'],
   ['equalsProperty', 'MISMATCH'],
+  ['laterThan', 'TOO_SMALL'],
   ['isFuture', 'MUST_BE_FUTURE'],
   ['arrayUnique', 'INVALID_CHOICE'],
   ['isTimeZone', 'INVALID_TIME_ZONE'],
@@ -172,6 +173,28 @@ export const EqualsProperty = (property: string): PropertyDecorator =>
     validator: {
       validate: (value, args?: ValidationArguments) =>
         value === (args?.object as Record<string, unknown> | undefined)?.[property],
+    },
+  });
+
+/**
+ * Later than another property of the same object: instants, or `HH:MM` times of day (as text,
+ * later sorts later). Passes when either is missing: their own rules say whether they may be.
+ */
+export const LaterThan = (property: string): PropertyDecorator =>
+  ValidateBy({
+    name: 'laterThan',
+    constraints: [property],
+    validator: {
+      validate: (value, args?: ValidationArguments) => {
+        const other = (args?.object as Record<string, unknown> | undefined)?.[property];
+        if (value instanceof Date && other instanceof Date) {
+          return value.getTime() > other.getTime();
+        }
+        if (typeof value === 'string' && typeof other === 'string') {
+          return value > other;
+        }
+        return true;
+      },
     },
   });
 

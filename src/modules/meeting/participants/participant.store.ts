@@ -113,7 +113,13 @@ export function newParticipant(
   createdAt?: string,
 ): ParticipantRecord {
   const now = new Date().toISOString();
-  return { id: randomUUID(), createdAt: createdAt ?? now, updatedAt: now, ...fields };
+  return {
+    id: randomUUID(),
+    createdAt: createdAt ?? now,
+    updatedAt: now,
+    answerReason: null,
+    ...fields,
+  };
 }
 
 /** Every read and write of participants. */
@@ -225,28 +231,29 @@ export class ParticipantStore {
 
   /**
    * {@link ofLocked} as they were, and in the same statement (when `write`) the user's answer
-   * given, written with a new `updatedAt` only if it changes their answer. A user who is not a
-   * participant writes nothing.
+   * given (with its reason: null when the user gave it), written with a new `updatedAt` only if
+   * it changes their answer. A user who is not a participant writes nothing.
    */
   async ofLockedAnswering(
     meetingId: string,
     userId: string,
-    status: ParticipantStatus,
+    answer: { status: ParticipantStatus; reason: string | null },
     write: boolean,
   ): Promise<{ participants: ParticipantRecord[] }> {
     if (!write) {
       return this.ofLocked(meetingId);
     }
-    const answer = updateOf(
+    const { status } = answer;
+    const update = updateOf(
       Participant,
-      { status, updatedAt: new Date().toISOString() },
+      { status, answerReason: answer.reason, updatedAt: new Date().toISOString() },
       {
         sql: '"meeting_id" = ? and "user_id" = ? and "status" <> ?',
         params: [meetingId, userId, status],
       },
     );
-    const rows = await executeRows(this.em, `with "answered" as (${answer.sql}) ${OF_LOCKED}`, [
-      ...answer.params,
+    const rows = await executeRows(this.em, `with "answered" as (${update.sql}) ${OF_LOCKED}`, [
+      ...update.params,
       meetingId,
     ]);
     return { participants: readAll(participants, rows) };
@@ -267,7 +274,7 @@ export class ParticipantStore {
     if (changing.length > 0) {
       const { sql, params } = updateOf(
         Participant,
-        { status, updatedAt: new Date().toISOString() },
+        { status, answerReason: null, updatedAt: new Date().toISOString() },
         idIn(changing.map((participant) => participant.id)),
       );
       await executeRows(this.em, sql, params);
