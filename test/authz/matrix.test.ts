@@ -59,6 +59,7 @@ import { calendarCapabilities } from './matrix-calendar-rows';
 import { nodeCapabilities } from './matrix-node-rows';
 import { sessionCapabilities } from './matrix-session-rows';
 import { webhookCapabilities } from './matrix-webhook-rows';
+import { mailCapabilities } from './matrix-mail-rows';
 import {
   eventCapabilities,
   performSubscription,
@@ -529,6 +530,7 @@ const capabilities: Capability[] = [
   ...eventCapabilities,
   ...nodeCapabilities,
   ...webhookCapabilities,
+  ...mailCapabilities,
 ];
 
 /** Every route of the REST table, as `METHOD /path`. */

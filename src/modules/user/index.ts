@@ -12,7 +12,11 @@ import { UserConnection } from './user.types';
 export { User, USER_LIMITS } from './user.entity';
 export { RegisterInput } from './user.inputs';
 export { isAdmin, isVisibleUser, visibleUserSql } from './user.rules';
-export type { UserService } from './user.service';
+export {
+  EMAIL_VERIFICATION_REQUESTED,
+  type UserService,
+  verificationRequested,
+} from './user.service';
 export { type UserLoaders, type UserRecord, userNotFound, UserStore } from './user.store';
 
 /** Users: registration, profiles, search, and who a token names. */

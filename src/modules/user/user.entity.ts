@@ -43,6 +43,7 @@ export class User extends BaseEntity<
   | 'avatarPhotoId'
   | 'deletedAt'
   | 'shareAvailability'
+  | 'emailVerified'
 > {
   @Field({ description: 'Display name, 8 to 40 characters.' })
   @Property({ length: USER_LIMITS.name.max })
@@ -81,6 +82,14 @@ export class User extends BaseEntity<
   @Field({ description: 'Whether the e-mail address was verified.' })
   @Property({ default: true })
   isVerified: boolean = true;
+
+  @Field({
+    description:
+      'Whether the user proved the e-mail address theirs (the link of the verification ' +
+      'message); no other message is sent to an unverified address.',
+  })
+  @Property({ default: false })
+  emailVerified: boolean = false;
 
   @Field({ description: 'Superusers may see and change everything.' })
   @Property({ default: false })
