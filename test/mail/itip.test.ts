@@ -103,6 +103,20 @@ describe('iTIP messages', () => {
     ).toHaveLength(1);
   });
 
+  it('writes the time in each reader’s own zone', async () => {
+    const reader = await verified();
+    await t.gql.data(
+      `mutation { updateProfile(input: { timeZone: "Asia/Tokyo" }) { user { timeZone } } }`,
+      {},
+      reader.token,
+    );
+    await calendar.meeting(owner, { title: 'Zoned call', startTime: '2030-03-04T09:00:00Z' }, [
+      reader,
+    ]);
+    const [message] = await only(reader.email, /^Invitation: Zoned call$/);
+    expect(message?.parsed.text).toContain('When: Monday, 4 March 2030 at 18:00 (Asia/Tokyo)');
+  });
+
   it('sends every participant not declined a REQUEST with a higher SEQUENCE on an edit, and a CANCEL on cancellation', async () => {
     const meetingId = await calendar.meeting(owner, { title: 'Budget', startTime: FUTURE }, [
       guest,

@@ -1,13 +1,7 @@
 import type { UserRecord } from '../user';
 
-/**
- * The zone a user reads times in. UTC until users have a zone of their own (User.timeZone):
- * then this one function reads it.
- */
-export const readerZone = (user: UserRecord): string => {
-  const zone = (user as UserRecord & { timeZone?: unknown }).timeZone;
-  return typeof zone === 'string' && zone !== '' ? zone : 'UTC';
-};
+/** The zone a user reads times in: their own (User.timeZone, UTC until they set one). */
+export const readerZone = (user: UserRecord): string => user.timeZone;
 
 /** An instant as a message shows it to a reader in `zone`: weekday, date, time and the zone. */
 export function formatWhen(instant: Date, zone: string): string {

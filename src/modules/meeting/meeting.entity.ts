@@ -3,7 +3,7 @@ import { Check, Entity, Enum, Index, ManyToOne, Property } from '@mikro-orm/deco
 import { GraphQLDateTime, GraphQLUUID } from '../../platform/shared/scalars';
 import { Node } from '../../platform/graphql/node-interface';
 import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { DEFAULT_TIME_ZONE } from '../../platform/shared/time-zone';
+import { DEFAULT_TIME_ZONE, TIME_ZONE_MAX_LENGTH } from '../../platform/shared/time-zone';
 import { RECURRENCE_LIMITS } from './schedule/recurrence.rules';
 import { BaseEntity } from '../../platform/shared/base.entity';
 import { User } from '../user';
@@ -47,7 +47,7 @@ export const MEETING_LIMITS = {
   locationUrl: { max: 100 },
   description: { max: 2000 },
   durationMinutes: { min: 5, max: 1440, default: 60 },
-  timeZone: { max: 64 },
+  timeZone: { max: TIME_ZONE_MAX_LENGTH },
 } as const;
 
 const DURATION = MEETING_LIMITS.durationMinutes;

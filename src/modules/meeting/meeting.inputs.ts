@@ -22,7 +22,7 @@ import {
   TrimmedMaxLength,
   TrimmedMinLength,
 } from '../../platform/shared/validation';
-import { canonicalTimeZone, DEFAULT_TIME_ZONE } from '../../platform/shared/time-zone';
+import { DEFAULT_TIME_ZONE, storedTimeZone } from '../../platform/shared/time-zone';
 import { IsRecurrence, normalRecurrence } from './schedule/recurrence.rules';
 import { ParticipantStatus } from './participants/participant.entity';
 import {
@@ -128,9 +128,8 @@ export const STORED_AS = {
   assignedTo: (userId: string | null | undefined) => userId ?? null,
   durationMinutes: (minutes: number | null | undefined) =>
     minutes ?? MEETING_LIMITS.durationMinutes.default,
-  // Validation let only known zones and rules through.
-  timeZone: (zone: string | null | undefined) =>
-    (zone && canonicalTimeZone(zone)) || DEFAULT_TIME_ZONE,
+  timeZone: storedTimeZone,
+  // Validation let only known rules through.
   description: (text: string | null | undefined) => text?.trim() || null,
   recurrence: (rule: string | null | undefined) => (rule && normalRecurrence(rule)) || null,
 } satisfies { [K in keyof MeetingInput]-?: (value: MeetingInput[K]) => Meeting[K] };

@@ -4,6 +4,7 @@ import { GraphQLEmailAddress, GraphQLLocalDate, GraphQLUUID } from '../../platfo
 import { Node } from '../../platform/graphql/node-interface';
 import { Field, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../../platform/shared/base.entity';
+import { DEFAULT_TIME_ZONE, TIME_ZONE_MAX_LENGTH } from '../../platform/shared/time-zone';
 import { Role } from './user.role';
 
 /** Limits shared by the database constraints, the input validation and the docs. */
@@ -44,6 +45,7 @@ export class User extends BaseEntity<
   | 'deletedAt'
   | 'shareAvailability'
   | 'emailVerified'
+  | 'timeZone'
 > {
   @Field({ description: 'Display name, 8 to 40 characters.' })
   @Property({ length: USER_LIMITS.name.max })
@@ -124,4 +126,12 @@ export class User extends BaseEntity<
   })
   @Property({ default: true })
   shareAvailability: boolean = true;
+
+  @Field({
+    description:
+      `The IANA time zone the user lives in (default ${DEFAULT_TIME_ZONE}): the times of ` +
+      'messages to the user and of the working hours are read in it.',
+  })
+  @Property({ length: TIME_ZONE_MAX_LENGTH, default: DEFAULT_TIME_ZONE })
+  timeZone: string = DEFAULT_TIME_ZONE;
 }

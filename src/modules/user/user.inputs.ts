@@ -3,8 +3,10 @@ import { ArgsType, Field, InputType } from 'type-graphql';
 import { ConnectionArgs } from '../../platform/graphql/connection';
 import { GraphQLLocalDate, GraphQLUUID } from '../../platform/shared/scalars';
 import { PageArgs } from '../../platform/shared/pagination';
+import { DEFAULT_TIME_ZONE } from '../../platform/shared/time-zone';
 import {
   EqualsProperty,
+  IsTimeZone,
   IsTrimmedEmail,
   NotOneOf,
   NotBlank,
@@ -126,4 +128,12 @@ export class UpdateProfileInput {
   })
   @IsOptional()
   shareAvailability?: boolean | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: `Your IANA time zone, such as Europe/Berlin (unknown: INVALID_TIME_ZONE; null: ${DEFAULT_TIME_ZONE}).`,
+  })
+  @IsOptional()
+  @IsTimeZone()
+  timeZone?: string | null;
 }

@@ -5,6 +5,7 @@ import { ConflictError } from '../../platform/shared/errors';
 import { type ConnectionResult, toConnection } from '../../platform/graphql/connection';
 import type { SliceRequest } from '../../platform/sql/keyset';
 import type { Page } from '../../platform/shared/pagination';
+import { storedTimeZone } from '../../platform/shared/time-zone';
 import type { RegisterInput, UpdateProfileInput } from './user.inputs';
 import type { ProfileChanges, UserRecord } from './user.store';
 import type { StoreSet } from '../../platform/composition/context';
@@ -101,6 +102,9 @@ export class UserService {
     }
     if (typeof input.shareAvailability === 'boolean') {
       changes.shareAvailability = input.shareAvailability;
+    }
+    if (input.timeZone !== undefined) {
+      changes.timeZone = storedTimeZone(input.timeZone);
     }
     return this.stores.ormTransaction(async (tx) => {
       const user = await tx.users.updateProfile(viewer.id, changes);

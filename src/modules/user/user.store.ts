@@ -39,7 +39,7 @@ export type NewUser = Pick<User, 'name' | 'email' | 'account' | 'passwordHash'>;
 
 /** What a user may change of their own profile (absent: unchanged; null: cleared). */
 export type ProfileChanges = Partial<
-  Pick<User, 'name' | 'bio' | 'phone' | 'dob' | 'avatarPhotoId' | 'shareAvailability'>
+  Pick<User, 'name' | 'bio' | 'phone' | 'dob' | 'avatarPhotoId' | 'shareAvailability' | 'timeZone'>
 >;
 
 /** `%`, `_` and `\` are literal characters in a search text. */

@@ -8,11 +8,17 @@
 export const MINUTE_MS = 60_000;
 export const DAY_MS = 86_400_000;
 
-/** The zone of a meeting that names none, and of every meeting made through REST. */
+/**
+ * The zone of a meeting or a user that names none, and of every meeting and user made through
+ * REST.
+ */
 export const DEFAULT_TIME_ZONE = 'UTC';
 
+/** The longest zone name stored (the zone database's longest is 32 characters). */
+export const TIME_ZONE_MAX_LENGTH = 64;
+
 /** An IANA zone name (`Europe/Berlin`, `UTC`), not a bare offset such as `+01:00`. */
-const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+/-]{0,63}$/;
+const ZONE_NAME = new RegExp(`^[A-Za-z][A-Za-z0-9_+/-]{0,${TIME_ZONE_MAX_LENGTH - 1}}$`);
 
 const known = new Map<string, string | null>();
 
@@ -36,6 +42,13 @@ export function canonicalTimeZone(name: string): string | null {
   }
   return zone;
 }
+
+/**
+ * The zone a validated input names, as stored: its canonical spelling, or the default for none
+ * (validation lets only known zones through).
+ */
+export const storedTimeZone = (zone: string | null | undefined): string =>
+  (zone && canonicalTimeZone(zone)) || DEFAULT_TIME_ZONE;
 
 const offsetFormats = new Map<string, Intl.DateTimeFormat>();
 
