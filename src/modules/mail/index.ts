@@ -7,6 +7,8 @@ import { type MailStores, MailService } from './mail.service';
 import { MailStore } from './mail.store';
 import { type MailDeps, mailDeps, mailHttp, mailWorker } from './mail.wiring';
 
+export { MAIL_PATHS } from './mail.links';
+
 /** Mail: verification, invitations and reminders, made from the change log and sent by SMTP. */
 export const mailModule = defineModule({
   name: 'mail',
