@@ -10,6 +10,8 @@ import { compose, newMessageId } from './mail.compose';
 import { sendJob } from './mail.jobs';
 import type { MailMetrics } from './mail.metrics';
 import { planChanges, userCache } from './mail.plan';
+import type { ReplyAddresses } from './mail.reply-address';
+import { answerableUntil } from './mail.rsvp';
 import { MailStore, type NewMail } from './mail.store';
 
 /** How the dispatcher's messages leave: sent through SMTP, or kept for the development page. */
@@ -21,6 +23,8 @@ export interface DispatchDeps {
   /** A context acting as `user` outside any request, over an entity manager. */
   contextOf: (user: UserRecord, over: EntityManager) => Context;
   env: Pick<PlanEnv, 'links' | 'publicUrl'>;
+  /** The per-invitation reply addresses (MAIL_REPLY_DOMAIN), or null. */
+  replies: ReplyAddresses | null;
   /** MAIL_PER_SENDER_PER_HOUR. */
   perSenderPerHour: number;
   /** MAIL_FROM. */
@@ -65,6 +69,12 @@ function planEnv(em: EntityManager, deps: DispatchDeps): PlanEnv {
         entries.set(meetingId, entry);
       }
       return entry;
+    },
+    replyAddress(entry, reader) {
+      const mine = entry.attendees.find(({ user: attendee }) => attendee.id === reader.id);
+      return deps.replies && mine
+        ? deps.replies.addressOf(mine.participant.id, answerableUntil(entry.meeting))
+        : undefined;
     },
     async unsent(drafts) {
       const made = await store.existingKeys(drafts.map((draft) => draft.dedupeKey));

@@ -27,6 +27,11 @@ export interface PlanEnv {
   user(id: string): Promise<UserRecord | null>;
   /** A meeting as its owner's calendar shows it now, or null when it is gone. */
   entry(meetingId: string): Promise<CalendarEntry | null>;
+  /**
+   * Where `reader`'s calendar app sends its REPLY to the meeting's invitation: their reply
+   * address (MAIL_REPLY_DOMAIN), or undefined for the owner's own.
+   */
+  replyAddress(entry: CalendarEntry, reader: UserRecord): string | undefined;
   /** The drafts whose messages were not made yet (by their dedupe keys). */
   unsent(drafts: readonly Draft[]): Promise<Draft[]>;
 }

@@ -7,6 +7,7 @@ export const MAIL_PATHS = {
   verifyEmail: '/verify-email',
   devMail: '/dev/mail',
   rsvp: '/rsvp',
+  inbound: '/mail/inbound',
 } as const;
 
 /** What a verification token is for (its signature is worthless for anything else). */

@@ -75,7 +75,7 @@ const invited: Planner = async (change, env) => {
     draft(change, entry, guest, {
       kind: MailKind.INVITATION,
       news: { kind: 'invited' },
-      itip: { method: 'REQUEST' },
+      itip: { method: 'REQUEST', organizerAddress: env.replyAddress(entry, guest) },
       extra: answerLinks(env, entry, guest),
     }),
   ];
@@ -115,7 +115,7 @@ const updated: Planner = async (change, env) => {
     draft(change, entry, reader, {
       kind: MailKind.UPDATE,
       news: { kind: 'updated' },
-      itip: { method: 'REQUEST' },
+      itip: { method: 'REQUEST', organizerAddress: env.replyAddress(entry, reader) },
       extra: answerLinks(env, entry, reader),
     }),
   );

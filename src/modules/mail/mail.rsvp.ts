@@ -13,6 +13,10 @@ export type RsvpAnswer = (typeof RSVP_ANSWERS)[number];
 /** How long the token of a series without end stays good (each update sends a new one). */
 const ENDLESS_MS = 365 * 86_400_000;
 
+/** Until when a participant's links (RSVP, reply address) answer: the meeting's (series') end. */
+export const answerableUntil = (meeting: MeetingRecord): Date =>
+  new Series(meeting).endsAt() ?? new Date(Date.now() + ENDLESS_MS);
+
 /** The participant an RSVP token names: the meeting and the user. */
 export interface RsvpClaims {
   meetingId: string;
@@ -29,11 +33,10 @@ export function rsvpLinks(
   meeting: MeetingRecord,
   reader: UserRecord,
 ): Record<RsvpAnswer, string> {
-  const ends = new Series(meeting).endsAt()?.getTime() ?? Date.now() + ENDLESS_MS;
   const token = links.sign(RSVP_PURPOSE, {
     m: meeting.id,
     u: reader.id,
-    exp: Math.floor(ends / 1000),
+    exp: Math.floor(answerableUntil(meeting).getTime() / 1000),
   });
   const base = `${publicUrl}${MAIL_PATHS.rsvp}/${token}`;
   return { accept: `${base}?answer=accept`, decline: `${base}?answer=decline` };

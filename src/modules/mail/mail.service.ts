@@ -1,11 +1,12 @@
 import type { LinkTokens } from '../../platform/auth/link-tokens';
 import type { StoreSet } from '../../platform/composition/context';
 import type { ChangeLogStore } from '../../platform/live/change-log';
-import { ValidationFailedError } from '../../platform/shared/errors';
+import { AppError, ValidationFailedError } from '../../platform/shared/errors';
 import { type MeetingRecord, type MeetingService, ParticipantStatus } from '../meeting';
 import { type UserRecord, type UserStore, verificationRequested } from '../user';
 import { MailStatus } from './mail-message.entity';
 import { MAIL_LIMITS } from './mail.limits';
+import type { ItipReply } from './mail.itip-reply';
 import { VERIFY_PURPOSE } from './mail.links';
 import { RSVP_PURPOSE, type RsvpAnswer, rsvpClaimsOf } from './mail.rsvp';
 import type { MailRecord, MailStore } from './mail.store';
@@ -31,6 +32,18 @@ export class RsvpRefusedError extends ValidationFailedError {
     super({ token: 'INVALID_FORMAT' }, 'This link cannot answer the invitation.');
   }
 }
+
+/** What an inbound message came to (the reason is logged, never the message). */
+export interface InboundOutcome {
+  applied: boolean;
+  reason: string;
+}
+
+/** The PARTSTATs a REPLY is applied for (TENTATIVE and the rest leave the answer as it is). */
+const REPLY_ANSWERS: Readonly<Record<string, RsvpAnswer>> = {
+  ACCEPTED: 'accept',
+  DECLINED: 'decline',
+};
 
 /** A participant as an RSVP link names them: the meeting, the user and their answer so far. */
 export interface RsvpTarget {
@@ -110,6 +123,39 @@ export class MailService {
     }
     await this.stores.events.append([verificationRequested(viewer.id)]);
     return true;
+  }
+
+  /**
+   * Applies an iTIP REPLY received at a participant's reply address, for that participant only:
+   * ACCEPTED accepts and DECLINED declines through the rules of approveMeeting and
+   * declineMeeting; anything else (another event, another attendee, TENTATIVE, an answer the
+   * meeting refuses) is ignored, and says why.
+   */
+  async applyReply(participantId: string, reply: ItipReply): Promise<InboundOutcome> {
+    const participant = await this.stores.mail.participant(participantId);
+    const [user] = participant ? await this.stores.users.byIds([participant.userId]) : [];
+    if (!participant || !user) {
+      return { applied: false, reason: 'participant gone' };
+    }
+    if (reply.method !== 'REPLY' || reply.uid !== participant.meetingId) {
+      return { applied: false, reason: 'not a reply to this meeting' };
+    }
+    const mine = reply.attendees.find((attendee) => attendee.address === user.email);
+    const answer = mine ? REPLY_ANSWERS[mine.partstat] : undefined;
+    if (!answer) {
+      return { applied: false, reason: mine ? 'no answer to apply' : 'another attendee' };
+    }
+    try {
+      await (answer === 'accept'
+        ? this.meetings.approve(user, participant.meetingId)
+        : this.meetings.decline(user, participant.meetingId));
+      return { applied: true, reason: answer };
+    } catch (error) {
+      if (error instanceof AppError) {
+        return { applied: false, reason: error.message };
+      }
+      throw error;
+    }
   }
 
   /** The newest messages kept for the development mail page. */

@@ -131,6 +131,17 @@ export class MailStore {
     return new Set(rows.map((row) => String(row['key'])));
   }
 
+  /** The meeting and the user of a participant, or null when it is gone. */
+  async participant(id: string): Promise<{ meetingId: string; userId: string } | null> {
+    const [row] = await selectRows(
+      this.em,
+      `select p."meeting_id" as "meetingId", p."user_id" as "userId" from "participants" p ` +
+        `where p."id" = ?`,
+      [id],
+    );
+    return row ? { meetingId: String(row['meetingId']), userId: String(row['userId']) } : null;
+  }
+
   /** The owner of a meeting, or null when it is gone. */
   async ownerOf(meetingId: string): Promise<string | null> {
     const [row] = await selectRows(

@@ -16,6 +16,8 @@ import { mailMetrics } from './mail.metrics';
 import type { MailConfig } from './mail.settings';
 import { smtpTransport } from './mail.transport';
 import { startMailWorker } from './mail.worker';
+import { inboundRoutes } from './inbound.routes';
+import { ReplyAddresses } from './mail.reply-address';
 import { rsvpRoutes } from './rsvp.routes';
 import { verifyEmailRoutes } from './verify-email.routes';
 
@@ -31,6 +33,8 @@ export interface MailDeps {
   /** The base of the links in messages (PUBLIC_URL, else this host's). */
   publicUrl: string;
   mode: MailMode;
+  /** Per-invitation reply addresses (MAIL_REPLY_DOMAIN), or null. */
+  replies: ReplyAddresses | null;
 }
 
 /** What the mail module reads of the configuration. */
@@ -52,6 +56,9 @@ export const mailDeps = (setup: { config: MailSetupConfig }): { mail: MailDeps }
     links: LinkTokens.of(setup.config.auth),
     publicUrl: publicBaseUrl(setup.config),
     mode: modeOf(setup.config),
+    replies: setup.config.mail.reply
+      ? ReplyAddresses.of(setup.config.auth, setup.config.mail.reply)
+      : null,
   },
 });
 
@@ -78,6 +85,15 @@ export const mailHttp = (runtime: MailRuntime): ModuleRoute[] => {
       handler: verifyEmailRoutes({ createContext, logger: runtime.logger }),
     },
     { path: MAIL_PATHS.rsvp, handler: rsvpRoutes({ createContext, logger: runtime.logger }) },
+    {
+      path: MAIL_PATHS.inbound,
+      handler: inboundRoutes({
+        secret: runtime.config.mail.inboundSecret,
+        replies: runtime.deps.mail.replies,
+        createContext,
+        logger: runtime.logger,
+      }),
+    },
     {
       path: MAIL_PATHS.devMail,
       handler: devMailRoutes({
@@ -119,6 +135,7 @@ export async function mailWorker(runtime: MailRuntime): Promise<ModuleWorker> {
       contextOf: (user, over) => runtime.contextOf(user, over),
       env: { links, publicUrl },
       perSenderPerHour: config.mail.perSenderPerHour,
+      replies: deps.mail.replies,
       from: config.mail.from,
       mode,
       metrics: mailMetrics(runtime.metrics),
