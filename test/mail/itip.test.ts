@@ -103,6 +103,21 @@ describe('iTIP messages', () => {
     ).toHaveLength(1);
   });
 
+  it('lets no title start a header of its own', async () => {
+    await calendar.meeting(
+      owner,
+      { title: 'Sync\r\nBcc: spy@example.com', startTime: '2030-03-05T09:00:00Z' },
+      [guest],
+    );
+    const [message] = await only(guest.email, /^Invitation: Sync/);
+    const received = message as Received;
+    expect(received.parsed.headers.has('bcc')).toBe(false);
+    const headerBlock = received.raw.split(/\r?\n\r?\n/)[0] ?? '';
+    expect(headerBlock).not.toMatch(/^Bcc:/im);
+    expect(received.envelope.to).toEqual([guest.email]);
+    expect(received.parsed.subject).toBe('Invitation: Sync Bcc: spy@example.com');
+  });
+
   it('writes the time in each reader’s own zone', async () => {
     const reader = await verified();
     await t.gql.data(
