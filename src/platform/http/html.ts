@@ -26,7 +26,7 @@ export function htmlPage(title: string, body: string): string {
       h1 { font-size: 1.5rem; }
       table { border-collapse: collapse; width: 100%; }
       td, th { text-align: left; padding: 0.3rem 0.5rem; border-bottom: 1px solid #ddd; vertical-align: top; }
-      pre { white-space: pre-wrap; background: #f6f6f6; padding: 0.8rem; }
+      pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f6f6; padding: 0.8rem; }
       button { font-size: 1rem; padding: 0.5rem 1.2rem; }
       iframe { width: 100%; min-height: 20rem; border: 1px solid #ddd; }
     </style>
