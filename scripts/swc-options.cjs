@@ -2,7 +2,8 @@
 'use strict';
 /**
  * How TypeScript becomes JavaScript here, for the build (scripts/build.cjs) and for the tests
- * (jest.config.js, through @swc/jest), so that the tests run the code as the service runs it:
+ * (test/helpers/light/register-typescript.cjs), so that the tests run the code as the service
+ * runs it:
  * legacy decorators with their design-type metadata (type-graphql and MikroORM read it), class
  * fields assigned in the constructor, not defined (tsconfig's useDefineForClassFields: false),
  * CommonJS modules.

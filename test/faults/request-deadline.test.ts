@@ -138,7 +138,10 @@ suite('one deadline per request', () => {
       load = loadOf(2 * poolSize, createMeeting);
       await sleep(2 * BUDGET_MS + 500);
       const stuck = await readiness();
-      report.push(`readiness while saturated: ${stuck.status}/${stuck.ms}`);
+      report.push(
+        `readiness while saturated: ${stuck.status}/${stuck.ms}, ` +
+          `pool ${JSON.stringify(t.instance.database.pool.state())}`,
+      );
       expect(stuck).toMatchObject({ status: 503, body: '{"errors":"SERVICE_UNAVAILABLE"}' });
       expect(stuck.ms).toBeLessThan(500);
       await locker.query('rollback');

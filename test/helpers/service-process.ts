@@ -138,11 +138,13 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
   const deadline = performance.now() + withinMs;
   while (!(await answers(`${url}${path}`, attemptMs))) {
     if (exit || performance.now() > deadline) {
+      // Whether it ended by itself, before the kill below ends it for sure.
+      const ended: Exit | null = exit;
       signal('SIGKILL');
       await exited;
       throw new Error(
-        exit
-          ? `${name} exited during start (${JSON.stringify(exit)}):\n${tail()}`
+        ended
+          ? `${name} exited during start (${JSON.stringify(ended)}):\n${tail()}`
           : `${name} did not answer ${path} within ${withinMs} ms:\n${tail()}`,
       );
     }

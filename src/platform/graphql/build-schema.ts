@@ -57,8 +57,11 @@ export async function buildServiceSchema(
     pubSub: NO_PUBSUB,
     authChecker: viewerAuthChecker,
   };
-  const built = await buildSchema(options);
-  const schema = new GraphQLSchema({ ...built.toConfig(), extensions: { listBounds } });
+  const config = (await buildSchema(options)).toConfig();
+  // Its types in an order of their own (type-graphql lists them as their classes were defined,
+  // whichever file loaded first), so that the schema and its printed SDL are always the same.
+  const types = [...config.types].sort((a, b) => (a.name < b.name ? -1 : 1));
+  const schema = new GraphQLSchema({ ...config, types, extensions: { listBounds } });
   callFieldResolversDirectly(schema, options);
   // type-graphql wraps resolveType in an async function, which the compiled executor (graphql-jit)
   // does not await: Node answers its type synchronously.

@@ -282,8 +282,7 @@ function keptRunning(
 
 /**
  * Starts this instance's worker pool on `url`. graphile-worker is an ES module: it is loaded by
- * `import()`, which Node 22.12+ also serves to the compiled CommonJS (as require of an ES module)
- * and jest serves as a module of its own (--experimental-vm-modules).
+ * `import()`, which Node 22.12+ also serves to the compiled CommonJS (as require of an ES module).
  */
 export async function startJobQueue(options: JobQueueOptions): Promise<JobQueue> {
   const worker = await import('graphile-worker');
