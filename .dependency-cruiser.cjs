@@ -21,6 +21,7 @@ const MODULE_FOUNDATIONS = {
   availability: ['user', 'meeting'],
   calendar: ['user', 'meeting'],
   webhook: ['user', 'meeting', 'meeting-events'],
+  mail: ['user', 'meeting', 'meeting-events', 'calendar'],
 };
 
 /** Which platform folders each platform folder may import from. */

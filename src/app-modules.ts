@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { RequestInfo } from './platform/auth/tokens';
 import type { ModuleRoute, ModuleWorker, WantsOf } from './platform/composition/module';
 import type { EventHub } from './platform/live/event-hub';
+import type { Metrics } from './platform/observability/metrics';
 import type { Config } from './config';
 import {
   type AppDependencies,
@@ -27,6 +28,8 @@ export interface AppRuntime {
   hub: EventHub<Notice>;
   createContext(request: RequestInfo): Promise<Context>;
   contextOf(user: Caller, over: EntityManager | Context): Context;
+  /** The process's metrics (null: METRICS=false); modules add counters of their own. */
+  metrics: Metrics | null;
   /** An ORM on connections of its own (`poolSize` of them); its user closes it. */
   backgroundOrm(poolSize: number): Promise<MikroORM>;
 }

@@ -45,6 +45,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     schema,
     sessionUrl: database.sessionUrl,
     hub: changes.hub,
+    metrics: frame.metrics,
     createContext: (request) => createContext(deps, request),
     contextOf: (user, over) => contextOf(deps, user, over),
     backgroundOrm: (poolSize) =>

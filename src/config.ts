@@ -4,6 +4,7 @@ import { DEFAULT_RESTART_ATTEMPTS } from './platform/postgres/embedded/superviso
 import { DEFAULT_MAX_PARTICIPANTS_PER_MEETING } from './modules/meeting/meeting.limits';
 import { WEBHOOK_LIMITS } from './modules/webhook/webhook.limits';
 import { retrySchedule, secretKey } from './modules/webhook/webhook.settings';
+import { MAIL_ENV, type MailConfig, mailConfigOf } from './modules/mail/mail.settings';
 
 export const DEFAULT_JWT_SECRET = 'dev-only-signing-secret-change-me';
 
@@ -112,6 +113,7 @@ const schema = z
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean.default(false),
     WEBHOOK_SECRET_KEY: secretKey.optional(),
     ADMIN_EMAILS: z.string().default(''),
+    ...MAIL_ENV,
   })
   .superRefine((env, ctx) => {
     if (
@@ -255,6 +257,8 @@ export interface Config {
     allowPrivateNetworks: boolean;
     secretKey: string | null;
   };
+  /** Mail: SMTP_URL, MAIL_FROM, MAIL_RETRY_SCHEDULE and the rest (docs/mail.md). */
+  mail: MailConfig;
   rateLimits: {
     redisUrl: string | null;
     perIp: number;
@@ -367,6 +371,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       secretKey: env.WEBHOOK_SECRET_KEY ?? null,
     },
+    mail: mailConfigOf(env, env.PUBLIC_URL ?? null),
     rateLimits: {
       redisUrl: env.REDIS_URL ?? null,
       perIp: env.RATE_LIMIT_AUTH_PER_IP,

@@ -4,6 +4,7 @@ import { SDL_PATH } from './platform/graphql/sdl-download';
 import { DOCS_PATH, OPENAPI_PATH } from '../rest/docs';
 import { REST_PREFIX } from '../rest/router';
 import { HEALTH_PATH } from './platform/http/health.routes';
+import { MAIL_PATHS } from './modules/mail';
 
 /** The home page's own path. */
 export const HOME_PATH = '/';
@@ -42,6 +43,11 @@ const PLACES = {
     path: `${HEALTH_PATH}/readiness`,
     label: 'Readiness',
     about: 'Answers 204 while the database answers too.',
+  },
+  devMail: {
+    path: MAIL_PATHS.devMail,
+    label: 'Mail (development)',
+    about: 'The messages the service made, newest first, when no SMTP_URL sends them.',
   },
 } as const;
 

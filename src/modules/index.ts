@@ -7,6 +7,7 @@ import { userModule } from './user';
 import { meetingEventsModule } from './meeting-events';
 import { calendarModule } from './calendar';
 import { webhookModule } from './webhook';
+import { mailModule } from './mail';
 
 /**
  * Every module of the service: the app assembles the schema, the data model, the context and
@@ -24,4 +25,5 @@ export const modules = [
   meetingEventsModule,
   calendarModule,
   webhookModule,
+  mailModule,
 ] as const;

@@ -33,6 +33,7 @@ const PRIVILEGED_NAMES = [
   'isSuperuser',
   'isActive',
   'isVerified',
+  'emailVerified',
   'isAdmin',
   'id',
   'ownerId',
@@ -155,6 +156,8 @@ describe('mass assignment', () => {
       is_active: typed ? false : 'false',
       isActive: typed ? false : 'false',
       is_verified: typed ? false : 'false',
+      email_verified: typed ? true : 'true',
+      emailVerified: typed ? true : 'true',
       id: CHOSEN_ID,
       owner_id: CHOSEN_ID_2,
       created_at: LONG_AGO,
@@ -206,6 +209,7 @@ describe('mass assignment', () => {
           isSuperuser: stored.isSuperuser,
           isActive: stored.isActive,
           isVerified: stored.isVerified,
+          emailVerified: stored.emailVerified,
           deletedAt: stored.deletedAt,
           bio: stored.bio,
         }).toEqual({
@@ -214,6 +218,7 @@ describe('mass assignment', () => {
           isSuperuser: false,
           isActive: true,
           isVerified: true,
+          emailVerified: false,
           deletedAt: null,
           bio: null,
         });

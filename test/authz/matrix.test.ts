@@ -60,6 +60,7 @@ import { nodeCapabilities } from './matrix-node-rows';
 import { sessionCapabilities } from './matrix-session-rows';
 import { webhookCapabilities } from './matrix-webhook-rows';
 import { awayCapabilities } from './matrix-away-rows';
+import { mailCapabilities } from './matrix-mail-rows';
 import {
   eventCapabilities,
   performSubscription,
@@ -531,6 +532,7 @@ const capabilities: Capability[] = [
   ...nodeCapabilities,
   ...webhookCapabilities,
   ...awayCapabilities,
+  ...mailCapabilities,
 ];
 
 /** Every route of the REST table, as `METHOD /path`. */

@@ -6,4 +6,5 @@ export const HOME_PAGE_LINKS = [
   '/graphql/schema.graphql',
   '/health/liveness',
   '/health/readiness',
+  '/dev/mail',
 ];

@@ -151,7 +151,9 @@ export class Seed {
   /** Changes a user's stored flags directly: no API grants privileges, by design. */
   async update(
     user: SeededUser,
-    changes: Partial<Pick<User, 'roles' | 'isSuperuser' | 'isActive' | 'deletedAt'>>,
+    changes: Partial<
+      Pick<User, 'roles' | 'isSuperuser' | 'isActive' | 'deletedAt' | 'emailVerified'>
+    >,
   ): Promise<void> {
     await this.orm.em.fork().nativeUpdate(User, { id: user.id }, changes);
   }

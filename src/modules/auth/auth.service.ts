@@ -48,7 +48,8 @@ export class AuthService {
     if (!usable || !ok) {
       throw new UnauthenticatedError('INCORRECT_EMAIL_OR_PASSWORD');
     }
-    if (user.isVerified && !isAdmin(user) && this.adminEmails.includes(user.email)) {
+    // A listed address makes an admin once its owner has shown it is theirs (verified).
+    if (user.emailVerified && !isAdmin(user) && this.adminEmails.includes(user.email)) {
       await this.stores.users.grantAdmin(user.email);
     }
     const tokens = await startSession(this.stores, this.tokens, user.id);

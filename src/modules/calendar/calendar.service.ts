@@ -131,9 +131,16 @@ export class CalendarService {
     meetingId: string,
     now = new Date(),
   ): Promise<IcsDocument> {
+    const entry = await this.meetingEntry(viewer, meetingId);
+    const { meeting } = entry;
+    return icsDocument([entry], { name: meeting.title, since: new Date(meeting.updatedAt), now });
+  }
+
+  /** The calendar entry of one meeting the viewer may see (else MEETING_NOT_FOUND). */
+  async meetingEntry(viewer: UserRecord, meetingId: string): Promise<CalendarEntry> {
     const meeting = await this.meetings.get(viewer, meetingId);
-    const entries = await this.entries([meeting]);
-    return icsDocument(entries, { name: meeting.title, since: new Date(meeting.updatedAt), now });
+    const [entry] = await this.entries([meeting]);
+    return entry as CalendarEntry;
   }
 
   /**

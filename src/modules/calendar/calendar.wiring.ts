@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { RequestInfo } from '../../platform/auth/tokens';
 import type { ModuleRoute } from '../../platform/composition/module';
+import { publicBaseUrl } from '../../platform/http/public-url';
 import { Turns } from '../../platform/shared/turns';
 import type { Context } from './calendar.context';
 import { CALENDAR_PATH } from './calendar.links';
@@ -22,7 +23,7 @@ interface CalendarConfig {
 
 /** Builds the calendar's process dependencies from the configuration. */
 export const calendarDeps = (setup: { config: CalendarConfig }): CalendarDeps => ({
-  publicUrl: setup.config.publicUrl ?? `http://localhost:${setup.config.port}`,
+  publicUrl: publicBaseUrl(setup.config),
   feedBuilds: new Turns(FEED_BUILDS_AT_ONCE),
 });
 

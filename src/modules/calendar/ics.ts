@@ -45,7 +45,7 @@ export interface IcsDocument {
 }
 
 /** How each answer is written (PARTSTAT). */
-const PARTSTAT: Record<ParticipantStatus, ICalAttendeeStatus> = {
+export const PARTSTAT: Record<ParticipantStatus, ICalAttendeeStatus> = {
   [ParticipantStatus.NEW]: ICalAttendeeStatus.NEEDSACTION,
   [ParticipantStatus.ACCEPTED]: ICalAttendeeStatus.ACCEPTED,
   [ParticipantStatus.DECLINED]: ICalAttendeeStatus.DECLINED,
@@ -67,7 +67,7 @@ const REFRESH_SECONDS = 3600;
  */
 const ZONE_YEARS_AHEAD = 3;
 
-const PRODUCT = { company: 'meeting-coordination', product: 'calendar', language: 'EN' };
+export const PRODUCT = { company: 'meeting-coordination', product: 'calendar', language: 'EN' };
 
 /**
  * The version of what this file writes: raised by a change that writes the same data differently,
@@ -148,7 +148,7 @@ function sharedFields(entry: CalendarEntry): Omit<ICalEventData, 'start'> {
 }
 
 /** The VEVENTs of one meeting: itself (a series: with its rule), then its moved occurrences. */
-function eventsOf(entry: CalendarEntry): ICalEventData[] {
+export function eventsOf(entry: CalendarEntry): ICalEventData[] {
   const { meeting, edits } = entry;
   const zone = meeting.timeZone;
   const duration = meeting.durationMinutes * MINUTE_MS;
@@ -183,7 +183,10 @@ function eventsOf(entry: CalendarEntry): ICalEventData[] {
 }
 
 /** The years the zones of a document are defined for: around its meetings' starts, and now. */
-function zoneYears(entries: readonly CalendarEntry[], now: Date): { from: number; to: number } {
+export function zoneYears(
+  entries: readonly CalendarEntry[],
+  now: Date,
+): { from: number; to: number } {
   const years = entries.flatMap(({ meeting, edits }) => [
     new Date(meeting.startTime).getUTCFullYear(),
     ...edits.flatMap((edit) => (edit.startTime ? [new Date(edit.startTime).getUTCFullYear()] : [])),

@@ -14,6 +14,11 @@ type CalendarParts = ServiceParts<
   { meetings: MeetingService }
 >;
 
+export type { CalendarService } from './calendar.service';
+export type { CalendarEntry } from './ics';
+export { PARTSTAT } from './ics';
+export { itipDocument, type ItipMethod, type ItipOptions } from './itip';
+
 /** Calendar feeds: a secret address serving the caller's meetings as iCalendar. */
 export const calendarModule = defineModule({
   name: 'calendar',

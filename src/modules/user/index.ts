@@ -12,7 +12,11 @@ import { UserConnection } from './user.types';
 export { User, USER_LIMITS } from './user.entity';
 export { RegisterInput } from './user.inputs';
 export { isAdmin, isVisibleUser, seesAvailabilityOf, visibleUserSql } from './user.rules';
-export type { UserService } from './user.service';
+export {
+  EMAIL_VERIFICATION_REQUESTED,
+  type UserService,
+  verificationRequested,
+} from './user.service';
 export {
   TIME_OF_DAY,
   Weekday,

@@ -45,6 +45,7 @@ export class User extends BaseEntity<
   | 'avatarPhotoId'
   | 'deletedAt'
   | 'shareAvailability'
+  | 'emailVerified'
   | 'timeZone'
   | 'workingHours'
 > {
@@ -85,6 +86,14 @@ export class User extends BaseEntity<
   @Field({ description: 'Whether the e-mail address was verified.' })
   @Property({ default: true })
   isVerified: boolean = true;
+
+  @Field({
+    description:
+      'Whether the user proved the e-mail address theirs (the link of the verification ' +
+      'message); no other message is sent to an unverified address.',
+  })
+  @Property({ default: false })
+  emailVerified: boolean = false;
 
   @Field({ description: 'Superusers may see and change everything.' })
   @Property({ default: false })

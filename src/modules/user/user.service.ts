@@ -20,6 +20,19 @@ type Stores = UserStores;
 /** What the change log says of a profile edit. */
 export const PROFILE_UPDATED = 'PROFILE_UPDATED';
 
+/** What the change log says when a user's address needs its verification message (mail). */
+export const EMAIL_VERIFICATION_REQUESTED = 'EMAIL_VERIFICATION_REQUESTED';
+
+/** The change that asks for `userId`'s verification message. */
+export const verificationRequested = (userId: string) => ({
+  kind: EMAIL_VERIFICATION_REQUESTED,
+  meetingId: null,
+  participantId: null,
+  userId,
+  actorId: userId,
+  occurredAt: new Date().toISOString(),
+});
+
 /** Optional text as stored: trimmed, and empty as null. */
 const optionalText = (value: string | null): string | null => value?.trim() || null;
 
@@ -52,8 +65,15 @@ export class UserService {
       account,
       passwordHash: await this.passwords.hash(args.password),
     };
-    // A concurrent registration of the same address or name fails like a sequential one.
-    return onUniqueViolation(() => this.stores.users.create(fields), {
+    // A concurrent registration of the same address or name fails like a sequential one. The
+    // change log asks for the verification message in the same transaction (mail reads it).
+    const create = () =>
+      this.stores.ormTransaction(async (tx) => {
+        const user = await tx.users.create(fields);
+        await tx.events.append([verificationRequested(user.id)]);
+        return user;
+      });
+    return onUniqueViolation(create, {
       users_email_unique: emailTaken,
       users_account_unique: accountTaken,
     });

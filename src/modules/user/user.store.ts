@@ -197,6 +197,21 @@ export class UserStore {
     };
   }
 
+  /**
+   * Marks the user's address verified, if it is still `email` (a link sent to an address the
+   * user has since changed proves nothing); the user as it now is, or null.
+   */
+  async markEmailVerified(id: string, email: string): Promise<UserRecord | null> {
+    const [row] = await executeRows(
+      this.em,
+      `update "users" u set "email_verified" = true, "updated_at" = case when u."email_verified" ` +
+        `then u."updated_at" else now() end where u."id" = ? and u."email" = ? ` +
+        `returning ${users.select('u')}`,
+      [id, email],
+    );
+    return row ? users.read(row) : null;
+  }
+
   /** Inserts a user (unique violations surface as the driver's exception). */
   async create(fields: NewUser): Promise<UserRecord> {
     const user = this.em.create(User, fields);

@@ -1,16 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { addJobsStatement, type JobSpec } from '../../platform/jobs/job-queue';
-import {
-  AFTER,
-  changeOf,
-  cursorOfRow,
-  IN_ORDER,
-  type LoggedChange,
-  placeParams,
-  SELECT_CHANGES,
-  SETTLED,
-} from '../../platform/live/change-log';
+import type { LoggedChange } from '../../platform/live/change-log';
+import { DispatchCursor } from '../../platform/live/dispatch-cursor';
 import {
   byCreation,
   countList,
@@ -75,19 +67,6 @@ const A = `"${tableOf(WebhookAttempt)}"`;
 const E = `"${tableOf(WebhookEndpoint)}"`;
 const PAYLOAD = `"${hiddenColumnOf(WebhookDelivery, 'payload')}"`;
 
-const DISPATCHED = `select "tx"::text as "tx", "position"::text as "position" from "webhook_dispatch"`;
-// Compare-and-set: the first statement of the dispatch's transaction, so its row lock is held
-// only while the deliveries it made are written. It also answers when the batch's jobs run:
-// one microsecond apart, after the last batch's, ending just before now.
-const MOVE_DISPATCH =
-  `update "webhook_dispatch" set "tx" = ?::xid8, "position" = ?::bigint, "queued_up_to" = ` +
-  `greatest("queued_up_to" + interval '1 microsecond', now() - ?::int * interval ` +
-  `'1 microsecond') + ?::int * interval '1 microsecond' ` +
-  `where "id" = 1 and ("tx", "position") = (?::xid8, ?::bigint) ` +
-  `returning ("queued_up_to" - ?::int * interval '1 microsecond')::text as "first"`;
-const MEETING_CHANGES =
-  `${SELECT_CHANGES} where ${AFTER} and ${SETTLED} and c."meeting_id" is not null ` +
-  `${IN_ORDER} limit ?`;
 const INSERT =
   `insert into ${D} ("id", "endpoint_id", "event_type", "cursor", "meeting_id", ${PAYLOAD}) ` +
   `select d."id", d."endpointId", d."eventType", d."cursor", d."meetingId", d."payload" ` +
@@ -116,38 +95,28 @@ const NEWEST_ATTEMPT_FIRST = byCreation<ReadModel<WebhookAttempt>>('a', 'desc');
 
 /** Every read and write of deliveries and attempts, and the dispatcher's place in the log. */
 export class WebhookDeliveryStore {
-  constructor(private readonly em: EntityManager) {}
+  private readonly cursor: DispatchCursor;
+
+  constructor(private readonly em: EntityManager) {
+    this.cursor = new DispatchCursor(em, 'webhook_dispatch');
+  }
 
   /** The cursor of the last change the dispatcher made deliveries of. */
-  async dispatchedUpTo(): Promise<string> {
-    const [row] = await selectRows(this.em, DISPATCHED);
-    if (!row) {
-      throw new Error('webhook_dispatch has no row (migration 20261126231000)');
-    }
-    return cursorOfRow(row);
+  dispatchedUpTo(): Promise<string> {
+    return this.cursor.upTo();
   }
 
   /**
    * Moves the dispatcher from `from` to `to`, making room for `jobs` jobs: the run time of the
-   * first of them (PostgreSQL's text of it, to the microsecond), or null when another dispatcher
-   * moved it first.
+   * first of them, or null when another dispatcher moved it first (see DispatchCursor).
    */
-  async moveDispatch(from: string, to: string, jobs: number): Promise<string | null> {
-    const last = Math.max(jobs - 1, 0);
-    const [row] = await executeRows(this.em, MOVE_DISPATCH, [
-      ...placeParams(to),
-      jobs,
-      last,
-      ...placeParams(from),
-      last,
-    ]);
-    return row ? String(row['first']) : null;
+  moveDispatch(from: string, to: string, jobs: number): Promise<string | null> {
+    return this.cursor.moveTo(from, to, jobs);
   }
 
   /** Meetings' changes after `after` that no running transaction can still precede, in order. */
-  async meetingChangesAfter(after: string, limit: number): Promise<LoggedChange[]> {
-    const rows = await selectRows(this.em, MEETING_CHANGES, [...placeParams(after), limit]);
-    return rows.map(changeOf);
+  meetingChangesAfter(after: string, limit: number): Promise<LoggedChange[]> {
+    return this.cursor.changesAfter('meetings', after, limit);
   }
 
   /** Writes deliveries, in order; one already there for its endpoint and change is left be. */

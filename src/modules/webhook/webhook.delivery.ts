@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { type SecretBox, SecretUnreadableError } from '../../platform/auth/secret-box';
 import { type OutboundOutcome, postOutbound } from '../../platform/http/outbound';
+import { jitteredMs } from '../../platform/jobs/backoff';
 import type { JobRun } from '../../platform/jobs/job-queue';
 import { inSqlTransaction } from '../../platform/sql/sql-transaction';
 import { WebhookDeliveryStatus } from './webhook-delivery.entity';
@@ -33,12 +34,6 @@ class AttemptInterruptedError extends Error {
   constructor() {
     super('webhook attempt interrupted by a shutdown; it runs again');
   }
-}
-
-/** A wait of `seconds`, give or take the jitter, so retries of many events spread out. */
-function jittered(seconds: number): number {
-  const spread = 1 + WEBHOOK_LIMITS.jitter * (2 * Math.random() - 1);
-  return Math.round(seconds * 1000 * spread);
 }
 
 /** The endpoint's secrets, opened (the previous one while it still signs). */
@@ -99,7 +94,8 @@ async function record(
   const endpointId = target.delivery.endpointId;
   const succeeded = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
   const delay = order.manual || succeeded ? undefined : policy.retrySchedule[order.attempt - 1];
-  const retryAt = delay === undefined ? null : new Date(Date.now() + jittered(delay));
+  const retryAt =
+    delay === undefined ? null : new Date(Date.now() + jitteredMs(delay, WEBHOOK_LIMITS.jitter));
   const status = succeeded
     ? WebhookDeliveryStatus.DELIVERED
     : retryAt

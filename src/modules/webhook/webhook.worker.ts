@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../../platform/auth/secret-box';
+import { coalescedWake } from '../../platform/jobs/coalesced-wake';
 import { type JobQueue, startJobQueue } from '../../platform/jobs/job-queue';
 import type { EventHub } from '../../platform/live/event-hub';
 import { ALL_CHANGES_TOPIC, type ChangeNotice, isMeetingEvent } from '../meeting';
@@ -33,8 +34,6 @@ const CONCURRENCY = 4;
 const POLL_MS = 1_000;
 /** On shutdown, how long an attempt under way may go on before it is abandoned (and runs again). */
 const SHUTDOWN_ABORT_MS = 2_000;
-/** Changes heard within this long ask for one dispatch. */
-const WAKE_COALESCE_MS = 50;
 
 /**
  * This instance's share of webhook delivery: a graphile-worker pool that runs dispatches (change
@@ -88,33 +87,17 @@ export async function startWebhookWorker<C extends Context>(
     ],
   });
   started(queue);
-  let closed = false;
-  let waking: NodeJS.Timeout | null = null;
-  const wake = (): void => {
-    if (closed || waking) {
-      return;
-    }
-    waking = setTimeout(() => {
-      waking = null;
-      queue.add(DISPATCH_JOB).catch((error: unknown) => {
-        // The next change, or the minute's dispatch, asks again.
-        logger.debug({ component: 'webhooks', err: error }, 'webhook dispatch not queued');
-      });
-    }, WAKE_COALESCE_MS);
-  };
+  const dispatcher = coalescedWake(queue, DISPATCH_JOB, { logger, component: 'webhooks' });
   const stopHearing = options.hub.on(ALL_CHANGES_TOPIC, (notice) => {
     if (isMeetingEvent(notice)) {
-      wake();
+      dispatcher.wake();
     }
   });
-  wake();
+  dispatcher.wake();
   return {
     async close() {
-      closed = true;
       stopHearing();
-      if (waking) {
-        clearTimeout(waking);
-      }
+      dispatcher.stop();
       await queue.close();
     },
   };

@@ -95,6 +95,11 @@ export class Metrics {
     };
   }
 
+  /** A counter a module keeps (mail, say), served with the rest. */
+  counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
   /** One request answered: one histogram observation. */
   observe(method: string, route: string, status: number, seconds: number): void {
     this.duration.observe({ method, route, status }, seconds);
