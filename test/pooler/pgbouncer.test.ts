@@ -124,13 +124,26 @@ describe('the service behind pgbouncer in transaction mode', () => {
   it('answers 503 at the deadline behind a locked table, and pgbouncer passes the cancel on', async () => {
     await direct.query('begin');
     await direct.query('lock table meetings in access exclusive mode');
+    // The request's own statement waiting for the lock (background work of the service, such as
+    // mail and availability reading meetings, may wait for it too: it only reads, and reads are not
+    // counted).
+    const waiting = async () => {
+      const { rows } = await direct.query<{ n: number }>(
+        `select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock'
+            and pid <> pg_backend_pid()
+            and query not ilike 'select%'`,
+      );
+      return rows[0]?.n ?? -1;
+    };
     try {
       const started = performance.now();
-      const answer = await fetch(`${t.url}/api/v1/meeting/create`, {
+      const pending = fetch(`${t.url}/api/v1/meeting/create`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${ada.token}` },
         body: JSON.stringify(meetingBody([bob.id])),
       });
+      const answer = await pending;
       const ms = performance.now() - started;
       expect({ status: answer.status, body: await answer.text() }).toEqual({
         status: 503,
@@ -138,14 +151,6 @@ describe('the service behind pgbouncer in transaction mode', () => {
       });
       expect(Math.abs(ms - BUDGET_MS)).toBeLessThanOrEqual(TOLERANCE_MS);
       // The cancelled statement no longer waits for the lock, which is still held.
-      const waiting = async () => {
-        const { rows } = await direct.query<{ n: number }>(
-          `select count(*)::int as n from pg_stat_activity
-            where datname = current_database() and wait_event_type = 'Lock'
-              and pid <> pg_backend_pid()`,
-        );
-        return rows[0]?.n ?? -1;
-      };
       let n = await waiting();
       for (let tries = 0; n !== 0 && tries < 20; tries += 1) {
         await sleep(100);

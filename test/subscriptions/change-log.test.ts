@@ -223,7 +223,7 @@ describe('the change log behind live events', () => {
     events.dispose();
   });
 
-  it('logs follows and profile edits too, which no meeting subscriber receives', async () => {
+  it('logs verification requests, follows and profile edits too, which no meeting subscriber receives', async () => {
     const [fan, star] = (await a.seed.users(2)) as [SeededUser, SeededUser];
     const mine = connect(a.url, star.token).subscribe<MyEvents>(MY_EVENTS, {});
     await waitForSubscriptions(a.instance, 1);
@@ -250,6 +250,8 @@ describe('the change log behind live events', () => {
         [star.id],
       );
       expect(rows.rows).toEqual([
+        // Registering asks for the address to be verified (a message the mail module sends).
+        { kind: 'EMAIL_VERIFICATION_REQUESTED', user_id: star.id, actor_id: star.id },
         { kind: 'USER_FOLLOWED', user_id: star.id, actor_id: fan.id },
         { kind: 'USER_UNFOLLOWED', user_id: star.id, actor_id: fan.id },
         { kind: 'PROFILE_UPDATED', user_id: star.id, actor_id: star.id },
