@@ -56,14 +56,17 @@ export function instanceOf(
       }
       closed = true;
       frame.state.shuttingDown = true;
+      // No new connection from here on (those open finish their requests): the workers below may
+      // take a while to stop, and a request accepted meanwhile would be served as usual.
+      const drained = httpServer.listening
+        ? new Promise<void>((resolve) => httpServer.close(() => resolve()))
+        : Promise.resolve();
       core.stopPruning();
       await running.live.close();
       await running.changes.close();
       await running.workers.close();
       await running.apollo.stop();
-      if (httpServer.listening) {
-        await new Promise<void>((resolve) => httpServer.close(() => resolve()));
-      }
+      await drained;
       const metricsListener = metricsServer;
       if (metricsListener) {
         await new Promise<void>((resolve) => metricsListener.close(() => resolve()));
