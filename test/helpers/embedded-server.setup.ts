@@ -26,7 +26,13 @@ type WithServer = typeof globalThis & { [key]?: Running };
 // eslint-disable-next-line no-restricted-syntax
 export default async function setup(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'meetings-test-embedded-'));
-  const server = await openEmbeddedServer(dataDir, { attach: false });
+  // Every test thread's apps share this server: each app holds its request pool, the job queue's,
+  // the event listener and its workers' connections, some tests run two apps (the service's own
+  // default of 60 ran out with three files at once).
+  const server = await openEmbeddedServer(dataDir, {
+    attach: false,
+    settings: { max_connections: '200' },
+  });
   (globalThis as WithServer)[key] = { server, dataDir };
   process.env[EMBEDDED_URL_VARIABLE] = server.url;
   // The template goes with the server's directory: the tear-down has nothing else to drop.

@@ -37,6 +37,8 @@ export interface EmbeddedServerOptions {
   log?: (message: string) => void;
   /** Restart attempts when the server we started dies (default DEFAULT_RESTART_ATTEMPTS). */
   restartAttempts?: number;
+  /** Server settings over SERVER_SETTINGS (the test suite's server serves many apps at once). */
+  settings?: Readonly<Record<string, string>>;
 }
 
 interface Credentials {
@@ -191,7 +193,14 @@ export async function openEmbeddedServer(
       const port = lock.holder.port;
       let run: ServerRun;
       try {
-        run = await launch(binaries, files, port, urlOf(credentials, port, 'postgres'), lock);
+        run = await launch(
+          binaries,
+          files,
+          port,
+          urlOf(credentials, port, 'postgres'),
+          lock,
+          options.settings,
+        );
       } catch (error) {
         const failure = error instanceof StartFailure ? error.log : null;
         if (failure === null || attempt === START_ATTEMPTS || !transient.test(failure)) {
@@ -211,7 +220,15 @@ export async function openEmbeddedServer(
       // Restarts keep the port: the pool and the event listener reconnect to the same URL.
       const supervisor = new ServerSupervisor(
         run,
-        () => launch(binaries, files, port, urlOf(credentials, port, 'postgres'), lock),
+        () =>
+          launch(
+            binaries,
+            files,
+            port,
+            urlOf(credentials, port, 'postgres'),
+            lock,
+            options.settings,
+          ),
         () => lock.release(),
         { attempts: options.restartAttempts ?? DEFAULT_RESTART_ATTEMPTS },
       );

@@ -81,8 +81,9 @@ export function spawnServer(
   pgdata: string,
   port: number,
   logFile: string,
+  overrides: Readonly<Record<string, string>> = {},
 ): ChildProcess {
-  const settings = Object.entries({ ...SERVER_SETTINGS, port: String(port) }).flatMap(
+  const settings = Object.entries({ ...SERVER_SETTINGS, ...overrides, port: String(port) }).flatMap(
     ([name, value]) => ['-c', `${name}=${value}`],
   );
   const [command, args] = unprivileged(binaries.postgres, ['-D', pgdata, ...settings]);

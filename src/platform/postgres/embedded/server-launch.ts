@@ -85,8 +85,9 @@ export async function launch(
   /** A URL of the server on `port` to try connections with. */
   url: string,
   lock: DataDirectoryLock,
+  settings: Readonly<Record<string, string>> = {},
 ): Promise<ServerRun> {
-  const child = spawnServer(binaries, files.pgdata, port, files.log);
+  const child = spawnServer(binaries, files.pgdata, port, files.log, settings);
   const stop = stopper(child, lock);
   let failure: string | null = null;
   try {
