@@ -50,13 +50,26 @@ function draft(
   };
 }
 
-/** The Accept and Decline links of an invitation or an update to `reader`. */
-function answerLinks(env: PlanEnv, entry: CalendarEntry, reader: UserRecord): Block[] {
+/**
+ * A REQUEST `reader` can answer (an invitation or an update): the per-invitation reply address as
+ * its ORGANIZER, and the Accept and Decline links.
+ */
+function request(
+  change: LoggedChange,
+  entry: CalendarEntry,
+  reader: UserRecord,
+  env: PlanEnv,
+  message: { kind: MailKind; news: MeetingNews },
+): Draft {
   const links = rsvpLinks(env.links, env.publicUrl, entry.meeting, reader);
-  return [
-    { link: links.accept, label: 'Accept' },
-    { link: links.decline, label: 'Decline' },
-  ];
+  return draft(change, entry, reader, {
+    ...message,
+    itip: { method: 'REQUEST', organizerAddress: env.replyAddress(entry, reader) },
+    extra: [
+      { link: links.accept, label: 'Accept' },
+      { link: links.decline, label: 'Decline' },
+    ],
+  });
 }
 
 /** The meeting a change is about, as its owner reads it, or null (gone, or no owner). */
@@ -72,12 +85,7 @@ const invited: Planner = async (change, env) => {
     return [];
   }
   return [
-    draft(change, entry, guest, {
-      kind: MailKind.INVITATION,
-      news: { kind: 'invited' },
-      itip: { method: 'REQUEST', organizerAddress: env.replyAddress(entry, guest) },
-      extra: answerLinks(env, entry, guest),
-    }),
+    request(change, entry, guest, env, { kind: MailKind.INVITATION, news: { kind: 'invited' } }),
   ];
 };
 
@@ -112,12 +120,7 @@ const updated: Planner = async (change, env) => {
     return fresh;
   }
   return readers.map((reader) =>
-    draft(change, entry, reader, {
-      kind: MailKind.UPDATE,
-      news: { kind: 'updated' },
-      itip: { method: 'REQUEST', organizerAddress: env.replyAddress(entry, reader) },
-      extra: answerLinks(env, entry, reader),
-    }),
+    request(change, entry, reader, env, { kind: MailKind.UPDATE, news: { kind: 'updated' } }),
   );
 };
 
