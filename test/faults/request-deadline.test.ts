@@ -4,6 +4,7 @@ import { meetingBody } from '../rest/rest-fixtures';
 import type { SeededUser } from '../helpers/seed';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { testDatabaseKind } from '../helpers/test-database';
+import { waitingWrites } from '../helpers/lock-waits';
 
 /**
  * One deadline per request: a table locked for longer than REQUEST_TIMEOUT_MS holds every
@@ -82,19 +83,6 @@ suite('one deadline per request', () => {
     load = null;
   });
 
-  /**
-   * The creations' statements waiting for the lock (the service's background work, such as mail
-   * and availability reading meetings, may wait for it too: not counted).
-   */
-  const waitingStatements = async (locker: Client): Promise<number> => {
-    const { rows } = await locker.query<{ n: number }>(
-      `select count(*)::int as n from pg_stat_activity
-        where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()
-          and query not ilike 'select%'`,
-    );
-    return rows[0]?.n ?? -1;
-  };
-
   it('answers 503 within the budget behind a locked table and behind the full pool, cancels the statement, and readiness tells a stuck pool', async () => {
     const locker = new Client({
       connectionString: t.instance.database.url,
@@ -109,10 +97,10 @@ suite('one deadline per request', () => {
       const creations = Array.from({ length: poolSize }, createMeeting);
       await sleep(200);
       // The creations' statements are seen waiting for the lock (what is counted below).
-      let seen = await waitingStatements(locker);
+      let seen = await waitingWrites(locker);
       for (let tries = 0; seen === 0 && tries < 10; tries += 1) {
         await sleep(50);
-        seen = await waitingStatements(locker);
+        seen = await waitingWrites(locker);
       }
       expect(seen).toBeGreaterThan(0);
       const reads = Array.from({ length: 4 }, readMe);
@@ -134,10 +122,10 @@ suite('one deadline per request', () => {
       }
 
       // The cancelled statements are gone from the server, though the lock is still held.
-      let waiting = await waitingStatements(locker);
+      let waiting = await waitingWrites(locker);
       for (let tries = 0; waiting !== 0 && tries < 10; tries += 1) {
         await sleep(100);
-        waiting = await waitingStatements(locker);
+        waiting = await waitingWrites(locker);
       }
       report.push(`statements waiting after the answers: ${waiting}`);
       expect(waiting).toBe(0);

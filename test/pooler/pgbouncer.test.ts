@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { LISTENER_APPLICATION_NAME } from '../../src/platform/live/notice-listener';
 import { useLiveClients, waitForSubscriptions } from '../helpers/live-client';
 import { pgbouncerUrl, withPgbouncerAdmin } from '../helpers/pgbouncer';
+import { waitingWrites } from '../helpers/lock-waits';
 import { RestClient } from '../helpers/rest-client';
 import type { SeededUser } from '../helpers/seed';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -124,18 +125,6 @@ describe('the service behind pgbouncer in transaction mode', () => {
   it('answers 503 at the deadline behind a locked table, and pgbouncer passes the cancel on', async () => {
     await direct.query('begin');
     await direct.query('lock table meetings in access exclusive mode');
-    // The request's own statement waiting for the lock (background work of the service, such as
-    // mail and availability reading meetings, may wait for it too: it only reads, and reads are not
-    // counted).
-    const waiting = async () => {
-      const { rows } = await direct.query<{ n: number }>(
-        `select count(*)::int as n from pg_stat_activity
-          where datname = current_database() and wait_event_type = 'Lock'
-            and pid <> pg_backend_pid()
-            and query not ilike 'select%'`,
-      );
-      return rows[0]?.n ?? -1;
-    };
     try {
       const started = performance.now();
       const pending = fetch(`${t.url}/api/v1/meeting/create`, {
@@ -151,10 +140,10 @@ describe('the service behind pgbouncer in transaction mode', () => {
       });
       expect(Math.abs(ms - BUDGET_MS)).toBeLessThanOrEqual(TOLERANCE_MS);
       // The cancelled statement no longer waits for the lock, which is still held.
-      let n = await waiting();
+      let n = await waitingWrites(direct);
       for (let tries = 0; n !== 0 && tries < 20; tries += 1) {
         await sleep(100);
-        n = await waiting();
+        n = await waitingWrites(direct);
       }
       expect(n).toBe(0);
     } finally {
