@@ -30,8 +30,11 @@ export interface AppRuntime {
   contextOf(user: Caller, over: EntityManager | Context): Context;
   /** The process's metrics (null: METRICS=false); modules add counters of their own. */
   metrics: Metrics | null;
-  /** An ORM on connections of its own (`poolSize` of them); its user closes it. */
-  backgroundOrm(poolSize: number): Promise<MikroORM>;
+  /**
+   * An ORM on connections of its own (`poolSize` of them), named for its `work` in the server's
+   * activity; its user closes it.
+   */
+  backgroundOrm(work: string, poolSize: number): Promise<MikroORM>;
 }
 
 /**

@@ -48,8 +48,9 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
     metrics: frame.metrics,
     createContext: (request) => createContext(deps, request),
     contextOf: (user, over) => contextOf(deps, user, over),
-    backgroundOrm: (poolSize) =>
+    backgroundOrm: (work, poolSize) =>
       openBackgroundOrm(database, dataModel, {
+        work,
         poolSize,
         pooler: config.database.kind === 'postgres' ? config.database.pooler : undefined,
         requestTimeoutMs: config.requestTimeoutMs,

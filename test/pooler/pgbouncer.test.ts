@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { LISTENER_APPLICATION_NAME } from '../../src/platform/live/notice-listener';
 import { useLiveClients, waitForSubscriptions } from '../helpers/live-client';
 import { pgbouncerUrl, withPgbouncerAdmin } from '../helpers/pgbouncer';
-import { waitingWrites } from '../helpers/lock-waits';
+import { waitingRequestStatements } from '../helpers/lock-waits';
 import { RestClient } from '../helpers/rest-client';
 import type { SeededUser } from '../helpers/seed';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -140,10 +140,10 @@ describe('the service behind pgbouncer in transaction mode', () => {
       });
       expect(Math.abs(ms - BUDGET_MS)).toBeLessThanOrEqual(TOLERANCE_MS);
       // The cancelled statement no longer waits for the lock, which is still held.
-      let n = await waitingWrites(direct);
+      let n = await waitingRequestStatements(direct);
       for (let tries = 0; n !== 0 && tries < 20; tries += 1) {
         await sleep(100);
-        n = await waitingWrites(direct);
+        n = await waitingRequestStatements(direct);
       }
       expect(n).toBe(0);
     } finally {

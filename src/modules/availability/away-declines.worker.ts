@@ -25,7 +25,7 @@ interface AwayDeclinesRuntime {
   /** A context acting as `user` outside any request (a method: the app's is wider). */
   contextOf(user: UserRecord, over: EntityManager): DeclineContext;
   /** An ORM of the worker's own (its own small pool), closed by the worker. */
-  backgroundOrm(poolSize: number): Promise<MikroORM>;
+  backgroundOrm(work: string, poolSize: number): Promise<MikroORM>;
 }
 
 /** Changes that may put an invitation into someone's time away. */
@@ -42,7 +42,7 @@ const SWEEP_ALL_MS = 60_000;
  * the same; an answer given twice is written once, so they need no coordination.
  */
 export async function startAwayDeclines(runtime: AwayDeclinesRuntime): Promise<ModuleWorker> {
-  const orm = await runtime.backgroundOrm(1);
+  const orm = await runtime.backgroundOrm('away-declines', 1);
   const log = runtime.logger.child({ component: 'away-declines' });
   const meetingIds = new Set<string>();
   let chain: Promise<void> = Promise.resolve();

@@ -73,7 +73,7 @@ interface MailRuntime {
   createContext(request: RequestInfo): Promise<Context>;
   /** A context acting as `user` outside any request (a method: the app's takes its own back). */
   contextOf(user: UserRecord, over: EntityManager | Context): Context;
-  backgroundOrm(poolSize: number): Promise<MikroORM>;
+  backgroundOrm(work: string, poolSize: number): Promise<MikroORM>;
 }
 
 /** The verification page, and the development mail page. */
@@ -125,7 +125,7 @@ export async function mailWorker(runtime: MailRuntime): Promise<ModuleWorker> {
     );
     return { close: () => Promise.resolve() };
   }
-  const orm = await runtime.backgroundOrm(MAIL_POOL_SIZE);
+  const orm = await runtime.backgroundOrm('mail', MAIL_POOL_SIZE);
   const worker = await startMailWorker({
     orm,
     sessionUrl: runtime.sessionUrl,

@@ -52,7 +52,7 @@ interface WebhookRuntime {
    */
   contextOf(user: UserRecord, over: EntityManager | Context): Context;
   /** An ORM of the worker's own (its own small pool), closed by the worker. */
-  backgroundOrm(poolSize: number): Promise<MikroORM>;
+  backgroundOrm(work: string, poolSize: number): Promise<MikroORM>;
 }
 
 /**
@@ -61,7 +61,7 @@ interface WebhookRuntime {
  */
 export async function webhookWorker(runtime: WebhookRuntime): Promise<ModuleWorker> {
   const { config, deps } = runtime;
-  const orm = await runtime.backgroundOrm(WEBHOOK_POOL_SIZE);
+  const orm = await runtime.backgroundOrm('webhooks', WEBHOOK_POOL_SIZE);
   const worker = await startWebhookWorker({
     orm,
     sessionUrl: runtime.sessionUrl,

@@ -215,6 +215,13 @@ async function openOrm(
   }
 }
 
+/** What background work's sessions are named, so that the server's activity tells them apart. */
+export const BACKGROUND_APPLICATION_PREFIX = 'meetings-background:';
+
+/** The application_name of the sessions of background `work` (e.g. `mail`). */
+export const backgroundApplicationName = (work: string): string =>
+  `${BACKGROUND_APPLICATION_PREFIX}${work}`;
+
 /**
  * A second ORM on an open database, with a small pool of its own, for work outside requests
  * (webhook jobs): its statements are not counted with the requests' (QueryCounter), take none of
@@ -224,12 +231,15 @@ export async function openBackgroundOrm(
   database: Pick<Database, 'url'>,
   model: DataModel,
   options: Pick<OpenOptions, 'requestTimeoutMs' | 'driverLog'> & {
+    /** What the connections are for (their application_name: see backgroundApplicationName). */
+    work: string;
     poolSize: number;
     pooler?: Pooler;
   },
 ): Promise<MikroORM> {
   const { orm } = await openOrm(model, {
     url: database.url,
+    applicationName: backgroundApplicationName(options.work),
     max: options.poolSize,
     timeoutMs: options.requestTimeoutMs,
     pooler: options.pooler,

@@ -28,6 +28,8 @@ export interface PoolOptions {
   pooler?: 'session' | 'transaction';
   /** The driver's warnings, e.g. a pooled connection lost while idle (default: none). */
   log?: (message: string) => void;
+  /** The sessions' application_name, as pg_stat_activity shows it (default: none). */
+  applicationName?: string;
 }
 
 /** What the pool's watchers hear (src/platform/postgres/database-guard.ts). */
@@ -205,6 +207,7 @@ export class ServicePool implements PostgresPool, StatementPool {
 
   constructor(options: PoolOptions) {
     const { url, max, timeoutMs, pooler = 'session', log = () => undefined } = options;
+    const { applicationName } = options;
     this.max = max;
     this.namedStatements = pooler === 'session';
     this.pg = new Pool({
@@ -214,6 +217,7 @@ export class ServicePool implements PostgresPool, StatementPool {
       // tarn's (the pool under knex, before MikroORM 7) default; pg's own is 10 s.
       idleTimeoutMillis: 30_000,
       types: typeParsers(),
+      ...(applicationName && { application_name: applicationName }),
       ...(timeoutMs && {
         connectionTimeoutMillis: timeoutMs,
         ...(pooler === 'session' && { statement_timeout: timeoutMs }),
