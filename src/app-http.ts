@@ -18,6 +18,7 @@ import { trustedDocumentsGuard } from './platform/graphql/trusted-documents-http
 import { HEALTH_PATH, healthRoutes } from './platform/http/health.routes';
 import { oauthMetadataRoutes, WELL_KNOWN_PATH } from './platform/http/oauth-metadata.routes';
 import { corsPolicy, securityHeaders } from './platform/http/security';
+import { type TrustedProxies, trustedProxies } from './platform/http/trusted-proxies';
 import { Metrics } from './platform/observability/metrics';
 import { requestTracking } from './platform/observability/request-tracking';
 import { REST_PREFIX } from '../rest/router';
@@ -37,6 +38,8 @@ export interface HttpFrame {
   metricsHere: Metrics | null;
   /** Set when the app begins to close: health answers not ready. */
   state: { shuttingDown: boolean };
+  /** Whose `X-Forwarded-For` is believed (TRUST_PROXY): every face's client address. */
+  proxies: TrustedProxies;
 }
 
 /** Creates the server and mounts what every request passes through. */
@@ -52,7 +55,8 @@ export function httpFrame(config: Config, logger: Logger, core: AppCore): HttpFr
   app.disable('x-powered-by');
   // API answers are never revalidated; hashing every body for an ETag is wasted work.
   app.set('etag', false);
-  app.set('trust proxy', 'loopback');
+  const proxies = trustedProxies(config.trustProxy);
+  app.set('trust proxy', proxies.trusts);
   const metrics = config.metrics.enabled ? new Metrics(() => core.database.pool.state()) : null;
   // A request read from a connection the shutdown drain has already ended (it held no request
   // when the drain began) can never be answered: it is not run, so nothing is done behind the
@@ -75,7 +79,7 @@ export function httpFrame(config: Config, logger: Logger, core: AppCore): HttpFr
   }
   app.use(securityHeaders());
   app.use(corsPolicy(config.corsOrigins));
-  return { app, httpServer, metrics, metricsHere, state: { shuttingDown: false } };
+  return { app, httpServer, metrics, metricsHere, state: { shuttingDown: false }, proxies };
 }
 
 /** Mounts health, OAuth metadata, the home page, the IDE's assets and the SDL download. */

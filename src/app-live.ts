@@ -49,6 +49,7 @@ export function serveLive(
   const { config, core, frame, logger } = options;
   const live = startLiveServer({
     httpServer: frame.httpServer,
+    clientAddress: frame.proxies.clientAddress,
     path: GRAPHQL_PATH,
     schema: core.schema,
     createContext: (request, liveScope) => createContext(core.deps, request, liveScope),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { REFRESH_REUSE_INTERVAL } from './platform/auth/tokens';
 import { DEFAULT_RESTART_ATTEMPTS } from './platform/postgres/embedded/supervisor';
+import { trustProxySetting } from './platform/http/trusted-proxies';
 import { DEFAULT_MAX_PARTICIPANTS_PER_MEETING } from './modules/meeting/meeting.limits';
 import { WEBHOOK_LIMITS } from './modules/webhook/webhook.limits';
 import { retrySchedule, secretKey } from './modules/webhook/webhook.settings';
@@ -75,6 +76,7 @@ const schema = z
     RATE_LIMIT_AUTH_PER_ACCOUNT: z.coerce.number().int().min(1).default(10),
     RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
     CORS_ORIGINS: z.string().default(''),
+    TRUST_PROXY: trustProxySetting,
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
     CHANGE_LOG_RETENTION_HOURS: z.coerce
       .number()
@@ -234,6 +236,11 @@ export interface Config {
   /** Origins allowed to call the API from a browser; empty: same origin only; `*`: any. */
   corsOrigins: string[];
   /**
+   * TRUST_PROXY: the balancers whose `X-Forwarded-For` names the client (for limits, logs and
+   * metrics); default `loopback`. A request from any other address is its own client.
+   */
+  trustProxy: readonly string[];
+  /**
    * Bounds on GraphQL subscriptions: subscriptions one socket may carry, sockets and event
    * streams one user may hold open on one instance, and events held for a subscriber that does
    * not keep up (one more closes its connection).
@@ -356,6 +363,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: env.CORS_ORIGINS.split(',')
       .map((origin) => origin.trim())
       .filter(Boolean),
+    trustProxy: env.TRUST_PROXY,
     subscriptions: {
       perSocket: env.SUBSCRIPTIONS_PER_SOCKET,
       socketsPerUser: env.SOCKETS_PER_USER,

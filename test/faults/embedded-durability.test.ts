@@ -36,13 +36,31 @@ interface SyncCall {
   file: string;
 }
 
-/** `PID SECONDS.MICROS fdatasync(FD</path>) = 0` lines of `strace -f -ttt -yy`. */
+/**
+ * The completed sync calls of `strace -f -ttt -yy`: `PID SECONDS.MICROS fdatasync(FD</path>) = 0`,
+ * or, when another traced process made a call meanwhile, the same call in two lines,
+ * `PID SECONDS.MICROS fdatasync(FD</path> <unfinished ...>` and later
+ * `PID SECONDS.MICROS <... fdatasync resumed>) = 0`. Each call counts when it returned.
+ */
 function syncCalls(trace: string): SyncCall[] {
   const calls: SyncCall[] = [];
+  const unfinished = new Map<string, string>();
   for (const line of trace.split('\n')) {
-    const match = /^\d+\s+(\d+\.\d+)\s+f(?:data)?sync\(\d+<([^>]*)>\)\s+=\s+0/.exec(line);
-    if (match) {
-      calls.push({ at: Number(match[1]) * 1000, file: match[2] as string });
+    const whole = /^\d+\s+(\d+\.\d+)\s+f(?:data)?sync\(\d+<([^>]*)>\)\s+=\s+0/.exec(line);
+    if (whole) {
+      calls.push({ at: Number(whole[1]) * 1000, file: whole[2] as string });
+      continue;
+    }
+    const started = /^(\d+)\s+\d+\.\d+\s+f(?:data)?sync\(\d+<([^>]*)>\s+<unfinished/.exec(line);
+    if (started) {
+      unfinished.set(started[1] as string, started[2] as string);
+      continue;
+    }
+    const resumed = /^(\d+)\s+(\d+\.\d+)\s+<\.\.\. f(?:data)?sync resumed>.*=\s+0/.exec(line);
+    const file = resumed ? unfinished.get(resumed[1] as string) : undefined;
+    if (resumed && file !== undefined) {
+      unfinished.delete(resumed[1] as string);
+      calls.push({ at: Number(resumed[2]) * 1000, file });
     }
   }
   return calls;

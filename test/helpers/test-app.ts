@@ -16,10 +16,15 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** Boots the production wiring (createApp) on a fresh database, listening on 127.0.0.1. */
+/** Boots the production wiring (createApp) on a fresh database, listening on 127.0.0.1 by default. */
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: { database?: DatabaseConfig; logger?: (config: Config) => Logger } = {},
+  options: {
+    database?: DatabaseConfig;
+    logger?: (config: Config) => Logger;
+    /** The address to listen on (default 127.0.0.1). */
+    host?: string;
+  } = {},
 ): Promise<TestApp> {
   const database: TestDatabase = options.database
     ? { config: options.database, drop: async () => {} }
@@ -39,7 +44,7 @@ export async function startTestApp(
     // Tests hash many passwords; argon2id with a small cost keeps them quick.
     passwordCost: { memoryCost: 1024, timeCost: 1 },
   });
-  const url = await instance.listen(0, '127.0.0.1');
+  const url = await instance.listen(0, options.host ?? '127.0.0.1');
   const gql = new GraphQLClient(`${url}/graphql`);
   return {
     url,

@@ -1,5 +1,5 @@
 import type { LoggedChange } from './change-log';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { RequestHandler } from 'express';
 import { useServer } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -11,6 +11,8 @@ import { sseHandler } from './sse-handler';
 export interface LiveServerOptions<N extends LoggedChange> extends LiveOperationsOptions<N> {
   httpServer: Server;
   path: string;
+  /** The client's address of an upgrade request (behind trusted proxies, theirs to tell). */
+  clientAddress(request: IncomingMessage): string;
 }
 
 /** The subscription faces: WebSocket on the GraphQL path, and an event-stream handler. */
@@ -83,7 +85,7 @@ export function startLiveServer<N extends LoggedChange>(options: LiveServerOptio
         const { socket, request } = ctx.extra;
         const opened = await sessions.start(
           authorizationOf(ctx.connectionParams),
-          request.socket.remoteAddress ?? 'unknown',
+          options.clientAddress(request),
           (code, reason) => socket.close(code, reason),
         );
         if (isRefusal(opened)) {

@@ -1,0 +1,62 @@
+import type { IncomingMessage } from 'node:http';
+import proxyAddr from 'proxy-addr';
+import { z } from 'zod';
+
+/**
+ * Who may say where a request came from: the balancers in front of the service (TRUST_PROXY,
+ * addresses and CIDR ranges, or proxy-addr's names `loopback`, `linklocal` and `uniquelocal`).
+ * A request's client address is the nearest address of `X-Forwarded-For` that is not one of
+ * them, walking from the connection's own peer; a peer that is not trusted is the client itself,
+ * whatever it claims. proxy-addr is what Express's `trust proxy` uses: HTTP requests (req.ip)
+ * and WebSocket upgrades get the same answer.
+ */
+export interface TrustedProxies {
+  /** The list as configured, for Express's `trust proxy` and the docs. */
+  readonly list: readonly string[];
+  /** The client's address of a request (an HTTP request or a WebSocket upgrade). */
+  clientAddress(request: IncomingMessage): string;
+  /** Whether `address` is a trusted proxy (Express's `trust proxy` function). */
+  trusts(address: string, hop: number): boolean;
+}
+
+/** What is wrong with a list of trusted proxies (null: nothing), in proxy-addr's words. */
+function problemOf(list: readonly string[]): string | null {
+  try {
+    proxyAddr.compile([...list]);
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** TRUST_PROXY: comma-separated, default `loopback` (a proxy on the same machine). */
+export const trustProxySetting = z
+  .string()
+  .default('loopback')
+  .transform((value) =>
+    value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean),
+  )
+  .superRefine((list, ctx) => {
+    const problem = problemOf(list);
+    if (problem) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'must be addresses or CIDR ranges of the balancers, or loopback, linklocal, ' +
+          `uniquelocal, comma-separated (${problem})`,
+      });
+    }
+  });
+
+/** The trusted proxies of a valid list (see trustProxySetting). */
+export function trustedProxies(list: readonly string[]): TrustedProxies {
+  const trusts = proxyAddr.compile([...list]);
+  return {
+    list,
+    trusts,
+    clientAddress: (request) => proxyAddr(request, trusts),
+  };
+}
