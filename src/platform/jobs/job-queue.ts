@@ -12,6 +12,7 @@ import type {
 } from 'graphile-worker' with { 'resolution-mode': 'import' };
 import { DependencyState } from '../observability/dependency-state';
 import { scrub } from '../observability/log-safety';
+import { watchDeadWorkers } from './dead-workers';
 
 /**
  * Background jobs on the service's own PostgreSQL, by graphile-worker: every instance runs a
@@ -288,8 +289,8 @@ export async function startJobQueue(options: JobQueueOptions): Promise<JobQueue>
   const worker = await import('graphile-worker');
   const { logger } = options;
   // One connection LISTENs for new jobs, the others take and finish them (graphile-worker warns
-  // of fewer connections than jobs at once).
-  const pool = new Pool({ connectionString: options.url, max: options.concurrency });
+  // of fewer connections than jobs at once); one more says the workers are alive.
+  const pool = new Pool({ connectionString: options.url, max: options.concurrency + 1 });
   const lost = (error: Error): void =>
     logger.debug({ component: 'jobs', err: error }, 'job queue connection lost');
   pool.on('error', lost);
@@ -299,6 +300,8 @@ export async function startJobQueue(options: JobQueueOptions): Promise<JobQueue>
   const connection = new DependencyState('job queue', logger);
   const graphileLogger = new worker.Logger(logFactory(logger, connection));
   const events = poolEvents(connection);
+  // A dead instance's locks are freed by the others (graphile-worker frees them after 4 hours).
+  const heartbeat = watchDeadWorkers({ pool, events, schema: JOBS_SCHEMA, logger });
   const run = (): Promise<Runner> =>
     worker.run({
       pgPool: pool,
@@ -320,6 +323,7 @@ export async function startJobQueue(options: JobQueueOptions): Promise<JobQueue>
   try {
     runner = await run();
   } catch (error) {
+    await heartbeat.stop();
     await pool.end();
     throw error;
   }
@@ -349,6 +353,7 @@ export async function startJobQueue(options: JobQueueOptions): Promise<JobQueue>
       }
       closed = true;
       await kept.close();
+      await heartbeat.stop();
       await idle(pool);
       await pool.end();
     },

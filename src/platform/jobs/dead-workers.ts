@@ -1,0 +1,98 @@
+import type { Pool } from 'pg';
+import type { Logger } from 'pino';
+import type { WorkerEvents } from 'graphile-worker' with { 'resolution-mode': 'import' };
+
+/** The table each instance's workers are seen in (a migration makes it). */
+export const JOB_WORKERS_TABLE = 'job_workers';
+
+/** How often an instance says its workers are alive, and looks for dead ones. */
+export const HEARTBEAT_MS = 2_000;
+/**
+ * A worker not seen for this long is dead, and what it locked is freed. Five heartbeats: a busy
+ * event loop or a slow statement does not make a live worker look dead.
+ */
+export const DEAD_AFTER_MS = 10_000;
+/** Rows of workers gone this long are deleted. */
+const FORGET_AFTER_MS = 3_600_000;
+
+/**
+ * Marks this instance's workers seen, frees the jobs and queues locked by workers that are not
+ * (their instance died: killed, or cut off from the database) and were locked longer ago than a
+ * worker may go unseen, and forgets workers long gone. Locked longer ago, not only unseen: a
+ * worker locks a job before its first heartbeat may land. graphile-worker's own
+ * `force_unlock_workers` does the freeing; it frees such locks by itself only after four hours.
+ */
+const SWEEP = (schema: string): string => `
+  with seen as (
+    insert into "${JOB_WORKERS_TABLE}" ("worker_id", "seen_at")
+    select unnest($1::text[]), now()
+    on conflict ("worker_id") do update set "seen_at" = excluded."seen_at"
+    returning "worker_id"
+  ),
+  live as (
+    select "worker_id" from seen
+    union
+    select "worker_id" from "${JOB_WORKERS_TABLE}"
+     where "seen_at" > now() - $2 * interval '1 millisecond'
+  ),
+  dead as (
+    select "locked_by" as "worker_id" from "${schema}"."_private_jobs"
+     where "locked_by" is not null and "locked_at" < now() - $2 * interval '1 millisecond'
+    union
+    select "locked_by" from "${schema}"."_private_job_queues"
+     where "locked_by" is not null and "locked_at" < now() - $2 * interval '1 millisecond'
+    except
+    select "worker_id" from live
+  ),
+  forgotten as (
+    delete from "${JOB_WORKERS_TABLE}" where "seen_at" < now() - $3 * interval '1 millisecond'
+  ),
+  unlocked as (
+    select "${schema}".force_unlock_workers(array(select "worker_id" from dead))
+  )
+  select array(select "worker_id" from dead order by 1) as "dead" from unlocked`;
+
+/**
+ * Watches this instance's workers (graphile-worker's `worker:create` and `worker:stop` events)
+ * and, every HEARTBEAT_MS, says they are alive and frees what dead workers of any instance hold,
+ * so that a job a killed instance was running is run again by another within seconds. A database
+ * away leaves this quiet: the next heartbeat tries again.
+ */
+export function watchDeadWorkers(options: {
+  pool: Pool;
+  events: WorkerEvents;
+  schema: string;
+  logger: Logger;
+}): { stop(): Promise<void> } {
+  const { pool, events, logger } = options;
+  const workers = new Set<string>();
+  events.on('worker:create', ({ worker }) => workers.add(worker.workerId));
+  events.on('worker:stop', ({ worker }) => workers.delete(worker.workerId));
+  const sweep = SWEEP(options.schema);
+  let running: Promise<void> = Promise.resolve();
+  const beat = (): void => {
+    running = pool
+      .query<{ dead: string[] }>(sweep, [[...workers], DEAD_AFTER_MS, FORGET_AFTER_MS])
+      .then(
+        ({ rows }) => {
+          const dead = rows[0]?.dead ?? [];
+          if (dead.length > 0) {
+            logger.warn(
+              { component: 'jobs', workers: dead },
+              'jobs of workers no longer seen freed (their instance stopped without releasing them)',
+            );
+          }
+        },
+        (error: unknown) => logger.debug({ component: 'jobs', err: error }, 'heartbeat failed'),
+      );
+  };
+  beat();
+  const timer = setInterval(beat, HEARTBEAT_MS);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
