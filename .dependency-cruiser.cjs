@@ -34,7 +34,7 @@ const PLATFORM_FOUNDATIONS = {
   http: ['shared', 'observability'],
   graphql: ['shared', 'observability', 'sql', 'auth', 'http'],
   live: ['shared', 'observability', 'sql', 'auth', 'graphql'],
-  jobs: ['shared', 'observability'],
+  jobs: ['shared', 'observability', 'sql'],
   composition: ['shared', 'observability', 'sql'],
 };
 

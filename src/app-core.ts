@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { GraphQLSchema } from 'graphql';
 import { AttemptLimiter } from './platform/auth/attempt-limiter';
@@ -9,6 +10,7 @@ import { IDEMPOTENCY_KEY_KEEP_MS, Idempotency } from './platform/http/idempotenc
 import { scrub } from './platform/observability/log-safety';
 import { QueryCounter } from './platform/observability/request-tracking';
 import { type DatabaseGuard, guardDatabase } from './platform/postgres/database-guard';
+import { startInstanceHeartbeat } from './platform/sql/heartbeats';
 import { type Database, openDatabase } from './platform/postgres/orm';
 import { IdempotencyKeys } from './platform/sql/idempotency-keys';
 import type { CreateAppOptions } from './app-options';
@@ -29,8 +31,8 @@ export interface AppCore {
   deps: AppDependencies;
   schema: GraphQLSchema;
   idempotency: Idempotency;
-  /** Stops pruning idempotency keys. */
-  stopPruning(): void;
+  /** Stops pruning idempotency keys and saying the instance is alive. */
+  stopBackground(): Promise<void>;
 }
 
 /** Opens the database and builds what every request and worker shares. */
@@ -72,12 +74,17 @@ export async function openCore(options: CreateAppOptions, logger: Logger): Promi
     ...moduleDependencies({ config, secrets }),
   };
   const schema = await createSchema(config);
-  // A key whose first request has run twice the request timeout (crashed, or its answer never
-  // kept) is abandoned: the next retry takes it over.
-  const idempotencyKeys = new IdempotencyKeys(database.orm.em.fork(), secrets, {
-    keepMs: IDEMPOTENCY_KEY_KEEP_MS,
-    abandonAfterMs: 2 * config.requestTimeoutMs,
-  });
+  // This instance, seen alive every few seconds: its idempotency keys are taken over once it is not.
+  const instance = `instance-${randomUUID()}`;
+  const heartbeat = startInstanceHeartbeat(database.sessionUrl, instance, logger);
+  // A key whose first request has run twice the request timeout (its answer never kept), or whose
+  // instance died, is abandoned: the next retry takes it over.
+  const idempotencyKeys = new IdempotencyKeys(
+    database.orm.em.fork(),
+    secrets,
+    { keepMs: IDEMPOTENCY_KEY_KEEP_MS, abandonAfterMs: 2 * config.requestTimeoutMs },
+    instance,
+  );
   const idempotency = new Idempotency(
     idempotencyKeys,
     (authorization) => tokenSubject(tokens, authorization),
@@ -87,6 +94,10 @@ export async function openCore(options: CreateAppOptions, logger: Logger): Promi
   const pruneKeys = setInterval(() => {
     idempotencyKeys.prune().catch(() => undefined);
   }, IDEMPOTENCY_KEY_PRUNE_EVERY_MS).unref();
-  const stopPruning = () => clearInterval(pruneKeys);
-  return { database, queries, guard, key, issuer, deps, schema, idempotency, stopPruning };
+  const stopBackground = async (): Promise<void> => {
+    clearInterval(pruneKeys);
+    idempotency.stop();
+    await heartbeat.stop();
+  };
+  return { database, queries, guard, key, issuer, deps, schema, idempotency, stopBackground };
 }

@@ -61,7 +61,7 @@ export function instanceOf(
       const drained = httpServer.listening
         ? new Promise<void>((resolve) => httpServer.close(() => resolve()))
         : Promise.resolve();
-      core.stopPruning();
+      const stoppedBackground = core.stopBackground();
       await running.live.close();
       await running.changes.close();
       await running.workers.close();
@@ -71,6 +71,7 @@ export function instanceOf(
       if (metricsListener) {
         await new Promise<void>((resolve) => metricsListener.close(() => resolve()));
       }
+      await stoppedBackground;
       await core.deps.attempts.close();
       await core.database.close();
     },

@@ -28,7 +28,7 @@ import { BaseEntity } from './platform/shared/base.entity';
 import type { SecretBox } from './platform/auth/secret-box';
 import type { Config } from './config';
 import { modules } from './modules';
-import { JOB_WORKERS_TABLE } from './platform/jobs/dead-workers';
+import { HEARTBEATS_TABLE } from './platform/sql/heartbeats';
 
 // The operation context, assembled from the modules' descriptors (src/modules/index.ts): the same
 // for both faces (GraphQL and REST), and for work done outside a request.
@@ -38,8 +38,8 @@ const platformPart = defineModule({
   name: 'platform',
   entities: [BaseEntity],
   // The change log (src/platform/live/change-log.ts), the idempotency keys
-  // (src/platform/sql/idempotency-keys.ts), the job queue's workers (src/platform/jobs/).
-  tables: ['change_log', 'change_log_horizon', 'idempotency_keys', JOB_WORKERS_TABLE],
+  // (src/platform/sql/idempotency-keys.ts), who is alive (src/platform/sql/heartbeats.ts).
+  tables: ['change_log', 'change_log_horizon', 'idempotency_keys', HEARTBEATS_TABLE],
   /** The change log: what subscribers on every instance hear of (written with the change). */
   stores: { events: ChangeLogStore },
 });

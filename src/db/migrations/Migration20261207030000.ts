@@ -1,21 +1,25 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The job queue's workers, each seen by its instance every few seconds (src/platform/jobs/
- * dead-workers.ts): a job or queue locked by a worker no longer seen belongs to an instance that
- * died, and is freed for the others at once rather than after graphile-worker's four hours.
+ * Who is alive (src/platform/sql/heartbeats.ts): each instance and each of its job workers
+ * seen every few seconds. A job or queue locked by a worker no longer seen, and an idempotency
+ * key claimed by an instance no longer seen (`instance`), belong to a process that died, and are
+ * taken over by the others at once rather than after graphile-worker's four hours or the key's
+ * abandonment bound.
  */
 export class Migration20261207030000 extends Migration {
   override async up(): Promise<void> {
     this.addSql(
-      `create table "job_workers" (` +
-        `"worker_id" text not null, ` +
+      `create table "heartbeats" (` +
+        `"id" text not null, ` +
         `"seen_at" timestamptz not null default now(), ` +
-        `constraint "job_workers_pkey" primary key ("worker_id"));`,
+        `constraint "heartbeats_pkey" primary key ("id"));`,
     );
+    this.addSql(`alter table "idempotency_keys" add column "instance" text null;`);
   }
 
   override async down(): Promise<void> {
-    this.addSql(`drop table if exists "job_workers";`);
+    this.addSql(`alter table "idempotency_keys" drop column if exists "instance";`);
+    this.addSql(`drop table if exists "heartbeats";`);
   }
 }

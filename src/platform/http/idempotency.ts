@@ -162,8 +162,16 @@ function keptHeaders(res: Response): Record<string, string> {
   return headers;
 }
 
+/** How often, and for how long, an answer that could not be kept (or a key let go) is retried. */
+const FINISH_RETRY_MS = 1_000;
+const FINISH_RETRY_FOR_MS = 120_000;
+
 /** Claims keys, answers retries, keeps answers: the HTTP side of idempotency keys. */
 export class Idempotency {
+  /** Answers to keep (or keys to let go) that met the database away, retried until it is back. */
+  private readonly unfinished = new Set<NodeJS.Timeout>();
+  private stopped = false;
+
   constructor(
     private readonly keys: IdempotencyKeys,
     /** The scope a bearer token gives a key (tokenSubject), or null for none. */
@@ -226,12 +234,50 @@ export class Idempotency {
           return;
         } catch (error) {
           if (attempt === 2) {
-            // The answer still goes out; a retry meets the key in use until it is abandoned.
+            // The answer still goes out; the key is finished once the database is back (until
+            // then, a retry meets it in use).
             this.logger.warn({ err: error, reqId: scope?.id }, 'idempotency key: answer not kept');
+            this.finishLater(claim, answer, scope?.id);
           }
         }
       }
     });
     next();
+  }
+
+  /**
+   * Keeps the answer (or lets the key go) once the database answers again, trying every
+   * FINISH_RETRY_MS: a retry after an outage is then served within a second of the recovery, not
+   * once the key is abandoned.
+   */
+  private finishLater(claim: KeyClaim, answer: KeptAnswer | null, reqId?: string): void {
+    const until = performance.now() + FINISH_RETRY_FOR_MS;
+    const retry = (): void => {
+      if (this.stopped) {
+        return;
+      }
+      const timer = setTimeout(() => {
+        this.unfinished.delete(timer);
+        this.keys.finish(claim, answer).then(
+          () =>
+            this.logger.info({ reqId }, 'idempotency key: finished after the database returned'),
+          () => {
+            if (performance.now() < until) {
+              retry();
+            }
+          },
+        );
+      }, FINISH_RETRY_MS);
+      timer.unref();
+      this.unfinished.add(timer);
+    };
+    retry();
+  }
+
+  /** Stops retrying (the instance is closing: the keys are abandoned in time, or taken over). */
+  stop(): void {
+    this.stopped = true;
+    this.unfinished.forEach((timer) => clearTimeout(timer));
+    this.unfinished.clear();
   }
 }

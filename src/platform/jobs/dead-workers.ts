@@ -1,18 +1,9 @@
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
+import { DEAD_AFTER_MS, heartbeatLoop, HEARTBEATS_TABLE, MARK_SEEN } from '../sql/heartbeats';
 import type { WorkerEvents } from 'graphile-worker' with { 'resolution-mode': 'import' };
 
-/** The table each instance's workers are seen in (a migration makes it). */
-export const JOB_WORKERS_TABLE = 'job_workers';
-
-/** How often an instance says its workers are alive, and looks for dead ones. */
-export const HEARTBEAT_MS = 2_000;
-/**
- * A worker not seen for this long is dead, and what it locked is freed. Five heartbeats: a busy
- * event loop or a slow statement does not make a live worker look dead.
- */
-export const DEAD_AFTER_MS = 10_000;
-/** Rows of workers gone this long are deleted. */
+/** Rows of parties gone this long are deleted. */
 const FORGET_AFTER_MS = 3_600_000;
 
 /**
@@ -23,17 +14,11 @@ const FORGET_AFTER_MS = 3_600_000;
  * `force_unlock_workers` does the freeing; it frees such locks by itself only after four hours.
  */
 const SWEEP = (schema: string): string => `
-  with seen as (
-    insert into "${JOB_WORKERS_TABLE}" ("worker_id", "seen_at")
-    select unnest($1::text[]), now()
-    on conflict ("worker_id") do update set "seen_at" = excluded."seen_at"
-    returning "worker_id"
-  ),
+  with seen as (${MARK_SEEN} returning "id"),
   live as (
-    select "worker_id" from seen
+    select "id" from seen
     union
-    select "worker_id" from "${JOB_WORKERS_TABLE}"
-     where "seen_at" > now() - $2 * interval '1 millisecond'
+    select "id" from "${HEARTBEATS_TABLE}" where "seen_at" > now() - $2 * interval '1 millisecond'
   ),
   dead as (
     select "locked_by" as "worker_id" from "${schema}"."_private_jobs"
@@ -42,10 +27,10 @@ const SWEEP = (schema: string): string => `
     select "locked_by" from "${schema}"."_private_job_queues"
      where "locked_by" is not null and "locked_at" < now() - $2 * interval '1 millisecond'
     except
-    select "worker_id" from live
+    select "id" from live
   ),
   forgotten as (
-    delete from "${JOB_WORKERS_TABLE}" where "seen_at" < now() - $3 * interval '1 millisecond'
+    delete from "${HEARTBEATS_TABLE}" where "seen_at" < now() - $3 * interval '1 millisecond'
   ),
   unlocked as (
     select "${schema}".force_unlock_workers(array(select "worker_id" from dead))
@@ -69,30 +54,18 @@ export function watchDeadWorkers(options: {
   events.on('worker:create', ({ worker }) => workers.add(worker.workerId));
   events.on('worker:stop', ({ worker }) => workers.delete(worker.workerId));
   const sweep = SWEEP(options.schema);
-  let running: Promise<void> = Promise.resolve();
-  const beat = (): void => {
-    running = pool
-      .query<{ dead: string[] }>(sweep, [[...workers], DEAD_AFTER_MS, FORGET_AFTER_MS])
-      .then(
-        ({ rows }) => {
-          const dead = rows[0]?.dead ?? [];
-          if (dead.length > 0) {
-            logger.warn(
-              { component: 'jobs', workers: dead },
-              'jobs of workers no longer seen freed (their instance stopped without releasing them)',
-            );
-          }
-        },
-        (error: unknown) => logger.debug({ component: 'jobs', err: error }, 'heartbeat failed'),
-      );
-  };
-  beat();
-  const timer = setInterval(beat, HEARTBEAT_MS);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  const beat = (): Promise<void> =>
+    pool.query<{ dead: string[] }>(sweep, [[...workers], DEAD_AFTER_MS, FORGET_AFTER_MS]).then(
+      ({ rows }) => {
+        const dead = rows[0]?.dead ?? [];
+        if (dead.length > 0) {
+          logger.warn(
+            { component: 'jobs', workers: dead },
+            'jobs of workers no longer seen freed (their instance stopped without releasing them)',
+          );
+        }
+      },
+      (error: unknown) => logger.debug({ component: 'jobs', err: error }, 'heartbeat failed'),
+    );
+  return heartbeatLoop(beat);
 }

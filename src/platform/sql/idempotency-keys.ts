@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TransactionJournal } from '../observability/request-tracking';
 import { IdempotencyKeyError } from '../shared/errors';
 import { executeRows, type Row, selectRows } from './rows';
+import { DEAD_AFTER_MS, seenRecently } from './heartbeats';
 
 /**
  * The `idempotency_keys` table (migration 20261126191000): what a key's first request answered,
@@ -55,19 +56,24 @@ const T = '"idempotency_keys"';
 
 // Takes a new key, or one whose 24 hours are over (as if it were new).
 const CLAIM =
-  `insert into ${T} as k ("scope", "key", "fingerprint", "owner", "state", "expires_at") ` +
-  `values (?, ?, ?, ?, 'running', now() + ?::int * interval '1 millisecond') ` +
+  `insert into ${T} as k ("scope", "key", "fingerprint", "owner", "instance", "state", ` +
+  `"expires_at") values (?, ?, ?, ?, ?, 'running', now() + ?::int * interval '1 millisecond') ` +
   `on conflict ("scope", "key") do update set "fingerprint" = excluded."fingerprint", ` +
-  `"owner" = excluded."owner", "state" = 'running', "claimed_at" = now(), ` +
+  `"owner" = excluded."owner", "instance" = excluded."instance", "state" = 'running', ` +
+  `"claimed_at" = now(), ` +
   `"expires_at" = excluded."expires_at", "results" = '{}', "status" = null, ` +
   `"headers" = null, "body" = null where k."expires_at" <= now() returning "owner"`;
+// Abandoned: held past the bound, or by an instance that died (no longer seen, see heartbeats.ts)
+// since it claimed the key.
 const READ =
   `select "fingerprint" = ? as "same", "owner", "state", ` +
-  `"claimed_at" < now() - ?::int * interval '1 millisecond' as "abandoned", ` +
-  `"status", "headers", "body" from ${T} where "scope" = ? and "key" = ?`;
+  `("claimed_at" < now() - ?::int * interval '1 millisecond' or ("instance" is not null ` +
+  `and "claimed_at" < now() - interval '${DEAD_AFTER_MS} milliseconds' ` +
+  `and not ${seenRecently('k."instance"')})) as "abandoned", ` +
+  `"status", "headers", "body" from ${T} k where "scope" = ? and "key" = ?`;
 // Only from the attempt that held it, in the state it was read in: of two retries, one wins.
 const TAKE_OVER =
-  `update ${T} set "owner" = ?, "claimed_at" = now(), ` +
+  `update ${T} set "owner" = ?, "instance" = ?, "claimed_at" = now(), ` +
   `"state" = case when "state" = 'unanswered' then 'committed' else "state" end ` +
   `where "scope" = ? and "key" = ? and "owner" = ? and "state" = ? returning "results"`;
 // Run inside the write's own transaction, just before its COMMIT.
@@ -197,6 +203,8 @@ export class IdempotencyKeys {
       /** After how long a key whose request has not finished counts as abandoned. */
       abandonAfterMs: number;
     },
+    /** This instance's heartbeat id: its claims are abandoned once it is no longer seen. */
+    private readonly instance: string,
   ) {}
 
   /**
@@ -214,6 +222,7 @@ export class IdempotencyKeys {
         key,
         fingerprint,
         owner,
+        this.instance,
         this.limits.keepMs,
       ]);
       if (inserted.length > 0) {
@@ -247,6 +256,7 @@ export class IdempotencyKeys {
       }
       const [taken] = await executeRows(this.em, TAKE_OVER, [
         owner,
+        this.instance,
         scope,
         key,
         row['owner'],
