@@ -18,6 +18,8 @@ export interface CallOptions {
   token?: string;
   json?: unknown;
   timeoutMs?: number;
+  /** Sent as `Idempotency-Key`. */
+  idempotencyKey?: string;
 }
 
 function errorName(error: unknown): string {
@@ -44,6 +46,9 @@ export async function call(
   }
   if (options.json !== undefined) {
     headers['content-type'] = 'application/json';
+  }
+  if (options.idempotencyKey !== undefined) {
+    headers['idempotency-key'] = options.idempotencyKey;
   }
   const start = performance.now();
   try {
