@@ -49,6 +49,8 @@ describe('webhook targets without WEBHOOK_ALLOW_PRIVATE_NETWORKS', () => {
       'http://[::1]:8000/hook',
       'http://[fe80::1]/hook',
       'http://[::ffff:127.0.0.1]/hook',
+      'http://[::7f00:1]/hook',
+      'http://[fec0::1]/hook',
       'http://2130706433/hook',
     ]) {
       const refused = await t.gql.error(
@@ -216,10 +218,49 @@ describe('outbound requests', () => {
       'fd00::1',
       '::ffff:10.0.0.1',
       'ff02::1',
+      // IPv4-compatible (deprecated) and site-local (deprecated) forms.
+      '::7f00:1',
+      '::127.0.0.1',
+      'fec0::1',
+      // Every range of IANA's special-purpose registries, one address each.
+      '192.0.0.8', // IETF protocol assignments
+      '192.0.2.1', // documentation
+      '192.31.196.1', // AS112
+      '192.52.193.1', // AMT
+      '192.88.99.1', // 6to4 relay anycast (deprecated)
+      '192.175.48.1', // AS112 direct delegation
+      '198.18.0.1', // benchmarking
+      '198.51.100.1', // documentation
+      '203.0.113.1', // documentation
+      '224.0.0.1', // multicast
+      '240.0.0.1', // reserved
+      '255.255.255.255', // limited broadcast
+      '64:ff9b::a00:1', // NAT64
+      '64:ff9b:1::1', // local-use NAT64
+      '100::1', // discard
+      '2001::1', // Teredo
+      '2001:2::1', // benchmarking
+      '2001:3::1', // AMT
+      '2001:4:112::1', // AS112
+      '2001:20::1', // ORCHIDv2
+      '2001:db8::1', // documentation
+      '2002::1', // 6to4
+      '2620:4f:8000::1', // AS112 direct delegation
+      '3fff::1', // documentation
+      '5f00::1', // segment routing
+      'fc00::1', // unique local
+      '4000::1', // not allocated (outside 2000::/3)
+      'not an address',
     ]) {
       expect({ address, private: isNonPublicAddress(address) }).toEqual({ address, private: true });
     }
-    for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111']) {
+    for (const address of [
+      '93.184.216.34',
+      '8.8.8.8',
+      '1.1.1.1',
+      '2606:4700:4700::1111',
+      '2a00:1450:4001::1',
+    ]) {
       expect({ address, private: isNonPublicAddress(address) }).toEqual({
         address,
         private: false,

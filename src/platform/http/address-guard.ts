@@ -1,56 +1,29 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
- * Which addresses an outbound request may reach. Private, loopback, link-local and other
- * non-public ranges are closed unless a deployment opens them (a receiver on the same network),
- * so a URL a user registers cannot make the service call into its own network (SSRF).
+ * Which addresses an outbound request may reach: the public internet's only. Loopback, private,
+ * link-local, carrier-grade NAT, multicast, documentation, benchmarking, every other range of
+ * IANA's special-purpose registries, and addresses that carry an IPv4 address inside an IPv6 one
+ * (IPv4-mapped, NAT64, 6to4, Teredo) are closed unless a deployment opens them (a receiver on the
+ * same network), so a URL a user registers cannot make the service call into its own network
+ * (SSRF). The ranges are ipaddr.js's (kept with the registries); on top of them an IPv6 address
+ * must be global unicast (2000::/3): that closes the deprecated IPv4-compatible (::a.b.c.d) and
+ * site-local (fec0::/10) forms and the space IANA has not allocated.
  */
-// One list per family: a BlockList checks an IPv4 address against its IPv6 rules too (as
-// ::ffff:a.b.c.d), which would make the IPv4-mapped range below cover every IPv4 address.
-const NON_PUBLIC_V4 = new BlockList();
-const NON_PUBLIC_V6 = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], // "this" network
-  ['10.0.0.0', 8], // private
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local (cloud metadata services live here)
-  ['172.16.0.0', 12], // private
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.0.2.0', 24], // documentation
-  ['192.168.0.0', 16], // private
-  ['198.18.0.0', 15], // benchmarking
-  ['198.51.100.0', 24], // documentation
-  ['203.0.113.0', 24], // documentation
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, and the broadcast address
-] as const) {
-  NON_PUBLIC_V4.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['::ffff:0:0', 96], // IPv4-mapped (and so IPv4 reached through IPv6): refused as a whole
-  ['64:ff9b::', 96], // NAT64: may map to a private IPv4 address
-  ['100::', 64], // discard
-  ['2001::', 32], // Teredo
-  ['2001:db8::', 32], // documentation
-  ['2002::', 16], // 6to4: may embed a private IPv4 address
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['ff00::', 8], // multicast
-] as const) {
-  NON_PUBLIC_V6.addSubnet(network, prefix, 'ipv6');
-}
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
 /** An address (IPv4 or IPv6 text) outside the public internet. */
 export function isNonPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) {
+  if (!ipaddr.isValid(address) || isIP(address) === 0) {
     return true;
   }
-  return family === 4 ? NON_PUBLIC_V4.check(address, 'ipv4') : NON_PUBLIC_V6.check(address, 'ipv6');
+  const parsed = ipaddr.parse(address);
+  if (parsed.range() !== 'unicast') {
+    return true;
+  }
+  return parsed.kind() === 'ipv6' && !parsed.match(GLOBAL_UNICAST_V6);
 }
 
 /** A URL's host as an address, when it is one (`[::1]` → `::1`); null for a name. */
