@@ -19,6 +19,7 @@ import { startMailWorker } from './mail.worker';
 import { inboundRoutes } from './inbound.routes';
 import { ReplyAddresses } from './mail.reply-address';
 import { rsvpRoutes } from './rsvp.routes';
+import { unsubscribeRoutes } from './unsubscribe.routes';
 import { verifyEmailRoutes } from './verify-email.routes';
 
 /** Connections of the mail worker's statements (its job queue has its own). */
@@ -85,6 +86,10 @@ export const mailHttp = (runtime: MailRuntime): ModuleRoute[] => {
       handler: verifyEmailRoutes({ createContext, logger: runtime.logger }),
     },
     { path: MAIL_PATHS.rsvp, handler: rsvpRoutes({ createContext, logger: runtime.logger }) },
+    {
+      path: MAIL_PATHS.unsubscribe,
+      handler: unsubscribeRoutes({ createContext, logger: runtime.logger }),
+    },
     {
       path: MAIL_PATHS.inbound,
       handler: inboundRoutes({
