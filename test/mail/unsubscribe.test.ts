@@ -1,5 +1,5 @@
 import { postForm, verifiedUser } from './mail-fixtures';
-import { type Received, SmtpSink } from './smtp-sink';
+import { headerOf, type Received, SmtpSink } from './smtp-sink';
 import { CalendarClient } from '../calendar/calendar-client';
 import type { SeededUser } from '../helpers/seed';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -16,12 +16,6 @@ const SET = `mutation ($input: UpdateProfileInput!) {
   updateProfile(input: $input) { user { mailPreferences { invitations updates answers reminders } } }
 }`;
 const USER = `query ($account: String!) { user(account: $account) { mailPreferences { reminders } } }`;
-
-/** A header of a message as its one (unfolded) line says it, or undefined. */
-function headerOf(message: Received, name: string): string | undefined {
-  const line = message.parsed.headerLines.find((h) => h.key === name.toLowerCase())?.line;
-  return line?.replace(/\r?\n[ \t]+/g, ' ').replace(/^[^:]+:\s*/, '');
-}
 
 describe('mail preferences and unsubscribe', () => {
   let t: TestApp;

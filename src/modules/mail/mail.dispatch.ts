@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inSqlTransaction } from '../../platform/sql/sql-transaction';
 import { NotFoundError } from '../../platform/shared/errors';
+import type { LoggedChange } from '../../platform/live/change-log';
 import type { CalendarEntry } from '../calendar';
+import { isMeetingEvent, MeetingEventKind } from '../meeting';
 import type { UserRecord } from '../user';
 import { MailKind, MailStatus } from './mail-message.entity';
 import type { Context } from './mail.context';
@@ -13,6 +15,8 @@ import { planChanges, userCache } from './mail.plan';
 import type { ReplyAddresses } from './mail.reply-address';
 import { answerableUntil } from './mail.rsvp';
 import { MailStore, type NewMail } from './mail.store';
+import { planReminders } from './reminders/reminder.tasks';
+import { ReminderStore } from './reminders/reminder.store';
 
 /** How the dispatcher's messages leave: sent through SMTP, or kept for the development page. */
 export type MailMode = 'smtp' | 'keep';
@@ -83,6 +87,14 @@ function planEnv(em: EntityManager, deps: DispatchDeps): PlanEnv {
   };
 }
 
+/** The meetings whose reminders a batch of changes may move (any meeting event but a reminder). */
+function remindedMeetings(changes: readonly LoggedChange[]): string[] {
+  const ids = changes.flatMap((change) =>
+    isMeetingEvent(change) && change.kind !== MeetingEventKind.REMINDER ? [change.meetingId] : [],
+  );
+  return [...new Set(ids)];
+}
+
 /** A draft composed: its bytes, and the Message-ID every attempt sends. */
 async function composed(draft: Draft, deps: DispatchDeps): Promise<NewMail> {
   const messageId = newMessageId(deps.from);
@@ -100,8 +112,9 @@ async function composed(draft: Draft, deps: DispatchDeps): Promise<NewMail> {
 }
 
 /**
- * Makes the messages of the changes past the mail dispatcher's cursor, a batch at a time. Each
- * batch's messages, their first attempts' jobs and the cursor's move are one transaction (the
+ * Makes the messages of the changes past the mail dispatcher's cursor, a batch at a time, and
+ * schedules again the reminders of the meetings they changed. Each batch's messages, their first
+ * attempts' jobs, its meetings' reminder jobs and the cursor's move are one transaction (the
  * cursor moves only from where the batch was read: a dispatcher that lost the race writes
  * nothing), so each change makes its messages once, whichever instance runs it, and none is
  * lost to a crash. Answers whether changes remain (the caller queues another run).
@@ -116,6 +129,7 @@ export async function dispatchMail(deps: DispatchDeps): Promise<boolean> {
     if (!last) {
       return false;
     }
+    const reminders = await planReminders(em, remindedMeetings(read));
     const plan = await planChanges(read, planEnv(em, deps), {
       perHour: deps.perSenderPerHour,
       sentInLastHour: (senderId) =>
@@ -127,6 +141,7 @@ export async function dispatchMail(deps: DispatchDeps): Promise<boolean> {
       if ((await messages.cursor.moveTo(from, last.cursor, 0)) === null) {
         return null;
       }
+      await new ReminderStore(tx).replace(reminders);
       const written = await messages.insert(made);
       await messages.queue(
         written

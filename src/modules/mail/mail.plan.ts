@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { LoggedChange } from '../../platform/live/change-log';
+import { MeetingEventKind } from '../meeting';
 import { EMAIL_VERIFICATION_REQUESTED, type UserRecord, UserStore } from '../user';
 import { MailKind } from './mail-message.entity';
 import type { Draft, PlanEnv, Planner } from './mail.draft';
@@ -7,6 +8,7 @@ import { MEETING_PLANNERS } from './mail.meeting-plan';
 import { verificationLink } from './mail.links';
 import { verificationLetter } from './letters/verification.letter';
 import { topicOf, unsubscribeLink, wants } from './mail.unsubscribe';
+import { reminded } from './reminders/reminder.plan';
 
 const recipientOf = (user: UserRecord) => ({ name: user.name, address: user.email });
 
@@ -32,6 +34,7 @@ const verification: Planner = async (change, env) => {
 const PLANNERS: Readonly<Record<string, Planner>> = {
   [EMAIL_VERIFICATION_REQUESTED]: verification,
   ...MEETING_PLANNERS,
+  [MeetingEventKind.REMINDER]: reminded,
 };
 
 /** Users by id, each read once for a batch. */

@@ -9,6 +9,9 @@ import { type DispatchDeps, dispatchMail } from './mail.dispatch';
 import { MAIL_DISPATCH_JOB, MAIL_TASKS } from './mail.jobs';
 import { MailStore } from './mail.store';
 import type { MailTransport } from './mail.transport';
+import { REMINDER_TASKS } from './reminders/reminder.jobs';
+import { ReminderStore } from './reminders/reminder.store';
+import { reminderTasks } from './reminders/reminder.tasks';
 
 export interface MailWorkerOptions {
   /** An ORM of the worker's own (its own small pool). */
@@ -31,8 +34,9 @@ export interface MailWorkerOptions {
 const KEEP_MS = 30 * 86_400_000;
 
 /**
- * This instance's share of mail: dispatches (change log → messages), attempts and pruning, run
- * by a change-log dispatcher worker whichever instance queued them.
+ * This instance's share of mail: dispatches (change log → messages, and meetings' reminders
+ * scheduled), attempts, reminders as they come due, the hourly sweep of reminders and pruning,
+ * run by a change-log dispatcher worker whichever instance queued them.
  */
 export async function startMailWorker(
   options: MailWorkerOptions,
@@ -59,14 +63,17 @@ export async function startMailWorker(
     component: 'mail',
     dispatchJob: MAIL_DISPATCH_JOB,
     dispatch: () => dispatchMail(dispatchDeps),
-    tasks: () => send,
+    tasks: () => ({ ...send, ...reminderTasks(em, logger) }),
+    recurring: [{ task: REMINDER_TASKS.sweep, match: '11 * * * *' }],
     prune: {
       task: MAIL_TASKS.prune,
       match: '37 * * * *',
       run: async () => {
-        const pruned = await new MailStore(em()).prune(new Date(Date.now() - KEEP_MS));
-        if (pruned > 0) {
-          logger.info({ component: 'mail', pruned }, 'mail messages pruned');
+        const before = new Date(Date.now() - KEEP_MS);
+        const pruned = await new MailStore(em()).prune(before);
+        const reminders = await new ReminderStore(em()).prune(before);
+        if (pruned + reminders > 0) {
+          logger.info({ component: 'mail', pruned, reminders }, 'mail messages pruned');
         }
       },
     },
