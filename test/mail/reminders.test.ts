@@ -3,6 +3,7 @@ import { headerOf, type Received, SmtpSink } from './smtp-sink';
 import type { SeededUser } from '../helpers/seed';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { createEndpoint, Receiver } from '../webhooks/receiver';
+import { LiveClient, type Subscriber, waitForSubscriptions } from '../helpers/live-client';
 
 /*
  * Reminders (issue 40), in real time through a real SMTP server: a meeting's reminder comes
@@ -19,6 +20,9 @@ const RESCHEDULE = `mutation ($input: RescheduleMeetingInput!) {
 const CANCEL = `mutation ($id: UUID!) { cancelMeeting(input: { meetingId: $id }) { meeting { status } } }`;
 const MUTE = `mutation { updateProfile(input: { mailPreferences: { reminders: false } }) { user { id } } }`;
 const ZONE = `mutation ($zone: String!) { updateProfile(input: { timeZone: $zone }) { user { id } } }`;
+
+const MY_EVENTS = `subscription { myMeetingEvents { kind meeting { id } } }`;
+type MyEvent = { myMeetingEvents: { kind: string; meeting: { id: string } } };
 
 const SECOND = 1_000;
 const isReminder = (m: Received) => /^Reminder: /.test(m.parsed.subject ?? '');
@@ -37,6 +41,13 @@ describe('reminders', () => {
   let bookedAt: number;
   let start: string;
   let movedTo: string;
+  let live: LiveClient;
+  let events: Subscriber<MyEvent>;
+  const ids: Record<'first' | 'moved' | 'cancelled', string> = {
+    first: '',
+    moved: '',
+    cancelled: '',
+  };
 
   const reminders = (user: SeededUser) => sink.to(user.email).filter(isReminder);
 
@@ -50,6 +61,9 @@ describe('reminders', () => {
     await t.gql.data(ZONE, { zone: 'Asia/Tokyo' }, accepted.token);
     await t.gql.data(MUTE, {}, muted.token);
     await createEndpoint(t, owner, receiver.url, ['meeting.reminder']);
+    live = LiveClient.open(t.url, accepted.token);
+    events = live.subscribe<MyEvent>(MY_EVENTS);
+    await waitForSubscriptions(t.instance, 1);
     const book = (by: SeededUser, startTime: string, guests: Array<[SeededUser, string]>) =>
       t.gql.data<{ createMeeting: { meeting: { id: string } } }>(
         `mutation ($meeting: MeetingInput!, $participants: [ParticipantInput!]!) {
@@ -64,13 +78,16 @@ describe('reminders', () => {
     bookedAt = Date.now();
     // Due a minute before its start: about 60 s from now.
     start = inSeconds(120);
-    await book(owner, start, [
-      [accepted, 'ACCEPTED'],
-      [unanswered, 'NEW'],
-      [muted, 'ACCEPTED'],
-    ]);
+    ids.first = (
+      await book(owner, start, [
+        [accepted, 'ACCEPTED'],
+        [unanswered, 'NEW'],
+        [muted, 'ACCEPTED'],
+      ])
+    ).createMeeting.meeting.id;
     // Due in about 20 s, moved before that to be due in about 35 s.
     const moved = await book(movedOwner, inSeconds(80), [[accepted, 'NEW']]);
+    ids.moved = moved.createMeeting.meeting.id;
     movedTo = inSeconds(95);
     await t.gql.data(
       RESCHEDULE,
@@ -79,9 +96,11 @@ describe('reminders', () => {
     );
     // Due in about 15 s, cancelled at once.
     const cancelled = await book(cancelledOwner, inSeconds(75), [[accepted, 'NEW']]);
+    ids.cancelled = cancelled.createMeeting.meeting.id;
     await t.gql.data(CANCEL, { id: cancelled.createMeeting.meeting.id }, cancelledOwner.token);
   }, 60_000);
   afterAll(async () => {
+    await live?.close();
     await t?.close();
     await receiver?.close();
     await sink?.close();
@@ -131,5 +150,11 @@ describe('reminders', () => {
     // The accepted guest accepted the first meeting only (the others asked them again).
     expect(reminders(accepted)).toHaveLength(1);
     expect(await receiver.settled(500)).toHaveLength(1);
+    // myMeetingEvents: one REMINDER per reminder sent, of the meetings the guest sees.
+    const reminded = events.results
+      .map((result) => result.data?.myMeetingEvents)
+      .filter((event) => event?.kind === 'REMINDER')
+      .map((event) => event?.meeting.id);
+    expect(reminded.sort()).toEqual([ids.first, ids.moved].sort());
   }, 30_000);
 });
