@@ -10,8 +10,9 @@ import { LiveClient, type Subscriber, waitForSubscriptions } from '../helpers/li
  * within seconds of its time (reminderMinutes before the start) to the owner and to each
  * participant who accepted and is verified, in the reader's zone, with a meeting.reminder
  * webhook; a reschedule replaces it (the old one never comes); a cancelled meeting's never comes;
- * nothing to a user who turned reminders off. The scenarios are booked together at the start,
- * so the file waits about a minute once.
+ * nothing to a user who turned reminders off. Two instances share the database: each reminder
+ * is sent, and its event told, once whichever runs its job. The scenarios are booked together at
+ * the start, so the file waits about a minute once.
  */
 
 const RESCHEDULE = `mutation ($input: RescheduleMeetingInput!) {
@@ -30,6 +31,7 @@ const inSeconds = (seconds: number) => new Date(Date.now() + seconds * SECOND).t
 
 describe('reminders', () => {
   let t: TestApp;
+  let second: TestApp;
   let sink: SmtpSink;
   let receiver: Receiver;
   let owner: SeededUser;
@@ -54,7 +56,11 @@ describe('reminders', () => {
   beforeAll(async () => {
     sink = await SmtpSink.start();
     receiver = await Receiver.start();
-    t = await startTestApp({ SMTP_URL: sink.url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    const env = { SMTP_URL: sink.url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
+    t = await startTestApp(env);
+    second = await startTestApp(env, {
+      database: { kind: 'postgres', url: t.instance.database.url, poolSize: 5 },
+    });
     [owner, accepted, unanswered, muted, movedOwner, cancelledOwner] = await Promise.all(
       Array.from({ length: 6 }, () => verifiedUser(t)),
     );
@@ -101,6 +107,7 @@ describe('reminders', () => {
   }, 60_000);
   afterAll(async () => {
     await live?.close();
+    await second?.close();
     await t?.close();
     await receiver?.close();
     await sink?.close();
