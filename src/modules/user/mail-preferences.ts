@@ -9,7 +9,7 @@ import { Field, InputType, ObjectType } from 'type-graphql';
 export const MAIL_TOPICS = {
   invitations: 'Invitations to meetings.',
   updates: 'Changes to meetings you take part in: edits, moves and cancellations.',
-  answers: 'Answers to your invitations, and requests to join your meetings.',
+  answers: "Answers to your meetings' invitations.",
   reminders: 'Reminders before the meetings you accepted or own (Meeting.reminderMinutes).',
 } as const;
 
@@ -18,7 +18,7 @@ export type MailTopic = keyof typeof MAIL_TOPICS;
 export const MAIL_TOPIC_NAMES = Object.keys(MAIL_TOPICS) as MailTopic[];
 
 export const isMailTopic = (value: unknown): value is MailTopic =>
-  typeof value === 'string' && value in MAIL_TOPICS;
+  typeof value === 'string' && Object.hasOwn(MAIL_TOPICS, value);
 
 /** Which kinds of mail a user gets. */
 export type MailPreferenceRecord = Record<MailTopic, boolean>;
