@@ -18,8 +18,11 @@ import { MailStore, type NewMail } from './mail.store';
 import { planReminders } from './reminders/reminder.tasks';
 import { ReminderStore } from './reminders/reminder.store';
 
-/** How the dispatcher's messages leave: sent through SMTP, or kept for the development page. */
-export type MailMode = 'smtp' | 'keep';
+/**
+ * How messages leave: sent through SMTP, kept for the development page (no SMTP_URL outside
+ * production), or not at all (production without SMTP_URL: reminders are still scheduled).
+ */
+export type MailMode = 'smtp' | 'keep' | 'off';
 
 export interface DispatchDeps {
   /** A fresh entity manager (one per batch). */
@@ -42,6 +45,9 @@ const BATCH = 200;
 const BATCHES_PER_RUN = 10;
 
 const HOUR_MS = 3_600_000;
+
+/** The plan of a batch with mail off: no message. */
+const NO_MAIL: Awaited<ReturnType<typeof planChanges>> = { drafts: [], skipped: [] };
 
 /** What the planners of one batch read: users and meetings once each, over its manager. */
 function planEnv(em: EntityManager, deps: DispatchDeps): PlanEnv {
@@ -130,11 +136,14 @@ export async function dispatchMail(deps: DispatchDeps): Promise<boolean> {
       return false;
     }
     const reminders = await planReminders(em, remindedMeetings(read));
-    const plan = await planChanges(read, planEnv(em, deps), {
-      perHour: deps.perSenderPerHour,
-      sentInLastHour: (senderId) =>
-        store.countSentBy(senderId, MailKind.INVITATION, new Date(Date.now() - HOUR_MS)),
-    });
+    const plan =
+      deps.mode === 'off'
+        ? NO_MAIL
+        : await planChanges(read, planEnv(em, deps), {
+            perHour: deps.perSenderPerHour,
+            sentInLastHour: (senderId) =>
+              store.countSentBy(senderId, MailKind.INVITATION, new Date(Date.now() - HOUR_MS)),
+          });
     const made = await Promise.all(plan.drafts.map((draft) => composed(draft, deps)));
     const inserted = await inSqlTransaction(em, async (tx) => {
       const messages = new MailStore(tx);
