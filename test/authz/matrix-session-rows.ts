@@ -56,17 +56,26 @@ export const sessionCapabilities: Capability[] = [
     rest: [],
     graphql: { operation: 'mutation', field: 'updateProfile' },
     restCall: () => ({}),
+    // The profile and the caller's own mail preferences (User.mailPreferences: theirs to see).
     graphqlCall: (s) => ({
-      query: `mutation ($input: UpdateProfileInput!) { updateProfile(input: $input) { user { id bio } } }`,
-      variables: { input: { bio: `Matrix bio ${s.n}` } },
+      query: `mutation ($input: UpdateProfileInput!) {
+        updateProfile(input: $input) { user { id bio mailPreferences { updates answers } } }
+      }`,
+      variables: {
+        input: { bio: `Matrix bio ${s.n}`, mailPreferences: { answers: s.n % 2 === 0 } },
+      },
     }),
     outcomes: forMembers(
       allowed(200, async ({ root, user, scene }) => {
         const bio = `Matrix bio ${scene.n}`;
-        expect(root).toEqual({ user: { id: user?.id, bio } });
+        const answers = scene.n % 2 === 0;
+        expect(root).toEqual({
+          user: { id: user?.id, bio, mailPreferences: { updates: true, answers } },
+        });
         const em = scene.world.t.instance.database.orm.em.fork();
         const stored = await em.findOneOrFail(User, { id: user?.id ?? '' });
         expect(stored.bio).toBe(bio);
+        expect(stored.mailMuted).toEqual(answers ? [] : ['answers']);
       }),
     ),
   },

@@ -152,8 +152,16 @@ const capabilities: Capability[] = [
     rest: ['GET /user/me'],
     graphql: { operation: 'query', field: 'me' },
     restCall: () => ({}),
-    graphqlCall: () => ({ query: '{ me { id } }' }),
-    outcomes: forMembers(allowed(200, ({ root, user }) => expect(root['id']).toBe(user?.id))),
+    graphqlCall: () => ({ query: '{ me { id mailPreferences { invitations } } }' }),
+    outcomes: forMembers(
+      allowed(200, ({ root, user, face }) => {
+        expect(root['id']).toBe(user?.id);
+        // Their own mail preferences (GraphQL only: the REST record is frozen).
+        if (face === 'GraphQL') {
+          expect(root['mailPreferences']).toEqual({ invitations: true });
+        }
+      }),
+    ),
   },
   {
     action: 'search users',
@@ -179,11 +187,15 @@ const capabilities: Capability[] = [
     graphql: { operation: 'query', field: 'user' },
     restCall: (s) => ({ params: { account: s.target.account } }),
     graphqlCall: (s) => ({
-      query: `query ($account: String!) { user(account: $account) { id } }`,
+      query: `query ($account: String!) { user(account: $account) { id mailPreferences { reminders } } }`,
       variables: { account: s.target.account },
     }),
     outcomes: forMembers(
-      allowed(200, ({ root, scene }) => expect(root['id']).toBe(scene.target.id)),
+      allowed(200, ({ root, scene, face }) => {
+        expect(root['id']).toBe(scene.target.id);
+        // Another user's mail preferences are theirs alone, admins' and superusers' view included.
+        expect(root['mailPreferences']).toBe(face === 'GraphQL' ? null : undefined);
+      }),
     ),
   },
   {
@@ -274,17 +286,24 @@ const capabilities: Capability[] = [
     graphqlCall: (s) => ({
       query: `mutation ($meeting: MeetingInput!, $participants: [ParticipantInput!]!) {
         createMeeting(input: { meeting: $meeting, participants: $participants }) {
-          meeting { id ownerId status participants { userId status } }
+          meeting { id ownerId status reminderMinutes participants { userId status } }
         }
       }`,
       variables: {
-        meeting: { title: 'Matrix created', startTime: inHours(30), location: 'Room 12, HQ' },
+        meeting: {
+          title: 'Matrix created',
+          startTime: inHours(30),
+          location: 'Room 12, HQ',
+          reminderMinutes: [15, 0],
+        },
         participants: [{ userId: s.target.id }],
       },
     }),
     outcomes: forMembers(
-      allowed(201, ({ root, user, scene }) => {
+      allowed(201, ({ root, user, scene, face }) => {
         expect(root['ownerId']).toBe(user?.id);
+        // Reminders are set over GraphQL; the REST record does not carry them.
+        expect(root['reminderMinutes']).toEqual(face === 'GraphQL' ? [0, 15] : undefined);
         expect(lower(root['status'])).toBe('pending');
         expect(
           (root['participants'] as Array<{ userId: string; status: string }>).map((p) => [

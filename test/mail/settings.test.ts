@@ -6,7 +6,8 @@ import { startTestApp } from '../helpers/test-app';
 
 /*
  * Mail's settings (issue 40), validated at start with errors that name the variable, and their
- * defaults; production without SMTP_URL runs with mail off and says so in one start-log line.
+ * defaults; production without SMTP_URL runs with mail off and says so in one start-log line,
+ * and its meetings' reminders still come due (their REMINDER events, without mail).
  */
 
 const problemsOf = (env: Record<string, string>): string[] => {
@@ -105,4 +106,55 @@ describe('mail settings', () => {
       await t.close();
     }
   });
+
+  it('still schedules reminders with mail off: their REMINDER event comes, and no message is kept', async () => {
+    const t = await startTestApp({
+      NODE_ENV: 'production',
+      JWT_SECRET: 'a-production-secret-of-length',
+    });
+    try {
+      const [owner, guest] = [await t.seed.user(), await t.seed.user()];
+      // A minute before a start 65 s away: due in about 5 s.
+      const startTime = new Date(Date.now() + 65_000).toISOString();
+      const created = await t.gql.data<{ createMeeting: { meeting: { id: string } } }>(
+        `mutation ($meeting: MeetingInput!, $participants: [ParticipantInput!]!) {
+          createMeeting(input: { meeting: $meeting, participants: $participants }) { meeting { id } }
+        }`,
+        {
+          meeting: {
+            title: 'Quiet standup',
+            location: 'Room 101',
+            startTime,
+            reminderMinutes: [1],
+          },
+          participants: [{ userId: guest.id }],
+        },
+        owner.token,
+      );
+      const reminders = async () => {
+        const page = await t.gql.data<{
+          myMeetingEvents: { edges: Array<{ node: { kind: string; meeting: { id: string } } }> };
+        }>(
+          `{ myMeetingEvents(first: 100) { edges { node { kind meeting { id } } } } }`,
+          {},
+          owner.token,
+        );
+        return page.myMeetingEvents.edges.filter(({ node }) => node.kind === 'REMINDER');
+      };
+      const deadline = Date.now() + 15_000;
+      while ((await reminders()).length === 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect((await reminders()).map(({ node }) => node.meeting.id)).toEqual([
+        created.createMeeting.meeting.id,
+      ]);
+      const [{ kept }] = await t.instance.database.orm.em
+        .fork()
+        .getConnection()
+        .execute<Array<{ kept: number }>>(`select count(*)::int as "kept" from "mail_messages"`);
+      expect(kept).toBe(0);
+    } finally {
+      await t.close();
+    }
+  }, 30_000);
 });

@@ -131,3 +131,12 @@ export function linkIn(message: Received, path: string): string {
   }
   return match[1];
 }
+
+/**
+ * A header of a message as its (unfolded) line says it, or undefined. mailparser files List-*
+ * headers under `list`, so `parsed.headers` does not name them.
+ */
+export function headerOf(message: Received, name: string): string | undefined {
+  const line = message.parsed.headerLines.find((h) => h.key === name.toLowerCase())?.line;
+  return line?.replace(/\r?\n[ \t]+/g, ' ').replace(/^[^:]+:\s*/, '');
+}

@@ -13,8 +13,8 @@ export { MAIL_PATHS } from './mail.links';
 export const mailModule = defineModule({
   name: 'mail',
   entities: [MailMessage],
-  // The dispatcher's cursor in the change log (mail.store.ts).
-  tables: ['mail_dispatch'],
+  // The dispatcher's cursor in the change log (mail.store.ts); reminders (reminder.store.ts).
+  tables: ['mail_dispatch', 'mail_reminders'],
   resolvers: [MailResolver],
   stores: { mail: MailStore },
   services: {

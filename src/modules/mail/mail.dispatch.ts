@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inSqlTransaction } from '../../platform/sql/sql-transaction';
 import { NotFoundError } from '../../platform/shared/errors';
+import type { LoggedChange } from '../../platform/live/change-log';
 import type { CalendarEntry } from '../calendar';
+import { isMeetingEvent, MeetingEventKind } from '../meeting';
 import type { UserRecord } from '../user';
 import { MailKind, MailStatus } from './mail-message.entity';
 import type { Context } from './mail.context';
@@ -13,9 +15,14 @@ import { planChanges, userCache } from './mail.plan';
 import type { ReplyAddresses } from './mail.reply-address';
 import { answerableUntil } from './mail.rsvp';
 import { MailStore, type NewMail } from './mail.store';
+import { planReminders } from './reminders/reminder.tasks';
+import { ReminderStore } from './reminders/reminder.store';
 
-/** How the dispatcher's messages leave: sent through SMTP, or kept for the development page. */
-export type MailMode = 'smtp' | 'keep';
+/**
+ * How messages leave: sent through SMTP, kept for the development page (no SMTP_URL outside
+ * production), or not at all (production without SMTP_URL: reminders are still scheduled).
+ */
+export type MailMode = 'smtp' | 'keep' | 'off';
 
 export interface DispatchDeps {
   /** A fresh entity manager (one per batch). */
@@ -38,6 +45,9 @@ const BATCH = 200;
 const BATCHES_PER_RUN = 10;
 
 const HOUR_MS = 3_600_000;
+
+/** The plan of a batch with mail off: no message. */
+const NO_MAIL: Awaited<ReturnType<typeof planChanges>> = { drafts: [], skipped: [] };
 
 /** What the planners of one batch read: users and meetings once each, over its manager. */
 function planEnv(em: EntityManager, deps: DispatchDeps): PlanEnv {
@@ -83,6 +93,14 @@ function planEnv(em: EntityManager, deps: DispatchDeps): PlanEnv {
   };
 }
 
+/** The meetings whose reminders a batch of changes may move (any meeting event but a reminder). */
+function remindedMeetings(changes: readonly LoggedChange[]): string[] {
+  const ids = changes.flatMap((change) =>
+    isMeetingEvent(change) && change.kind !== MeetingEventKind.REMINDER ? [change.meetingId] : [],
+  );
+  return [...new Set(ids)];
+}
+
 /** A draft composed: its bytes, and the Message-ID every attempt sends. */
 async function composed(draft: Draft, deps: DispatchDeps): Promise<NewMail> {
   const messageId = newMessageId(deps.from);
@@ -100,8 +118,9 @@ async function composed(draft: Draft, deps: DispatchDeps): Promise<NewMail> {
 }
 
 /**
- * Makes the messages of the changes past the mail dispatcher's cursor, a batch at a time. Each
- * batch's messages, their first attempts' jobs and the cursor's move are one transaction (the
+ * Makes the messages of the changes past the mail dispatcher's cursor, a batch at a time, and
+ * schedules again the reminders of the meetings they changed. Each batch's messages, their first
+ * attempts' jobs, its meetings' reminder jobs and the cursor's move are one transaction (the
  * cursor moves only from where the batch was read: a dispatcher that lost the race writes
  * nothing), so each change makes its messages once, whichever instance runs it, and none is
  * lost to a crash. Answers whether changes remain (the caller queues another run).
@@ -116,17 +135,22 @@ export async function dispatchMail(deps: DispatchDeps): Promise<boolean> {
     if (!last) {
       return false;
     }
-    const plan = await planChanges(read, planEnv(em, deps), {
-      perHour: deps.perSenderPerHour,
-      sentInLastHour: (senderId) =>
-        store.countSentBy(senderId, MailKind.INVITATION, new Date(Date.now() - HOUR_MS)),
-    });
+    const reminders = await planReminders(em, remindedMeetings(read));
+    const plan =
+      deps.mode === 'off'
+        ? NO_MAIL
+        : await planChanges(read, planEnv(em, deps), {
+            perHour: deps.perSenderPerHour,
+            sentInLastHour: (senderId) =>
+              store.countSentBy(senderId, MailKind.INVITATION, new Date(Date.now() - HOUR_MS)),
+          });
     const made = await Promise.all(plan.drafts.map((draft) => composed(draft, deps)));
     const inserted = await inSqlTransaction(em, async (tx) => {
       const messages = new MailStore(tx);
       if ((await messages.cursor.moveTo(from, last.cursor, 0)) === null) {
         return null;
       }
+      await new ReminderStore(tx).replace(reminders);
       const written = await messages.insert(made);
       await messages.queue(
         written

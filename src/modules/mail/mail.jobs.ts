@@ -1,4 +1,5 @@
 import type { JobSpec } from '../../platform/jobs/job-queue';
+import { payloadOf } from '../../platform/jobs/job-payload';
 
 /** The background jobs of mail (graphile-worker task identifiers). */
 export const MAIL_TASKS = {
@@ -44,9 +45,5 @@ export function sendJob(order: SendOrder, runAt?: Date): JobSpec {
 }
 
 /** A send job's payload, checked. */
-export function sendOrderOf(payload: unknown): SendOrder | null {
-  const order = payload as Partial<SendOrder> | null;
-  return order && typeof order.mailId === 'string' && typeof order.attempt === 'number'
-    ? { mailId: order.mailId, attempt: order.attempt }
-    : null;
-}
+export const sendOrderOf = (payload: unknown): SendOrder | null =>
+  payloadOf(payload, { mailId: 'string', attempt: 'number' });

@@ -14,6 +14,8 @@ export const MAIL_LIMITS = {
   errorLength: 500,
   /** How long a verification link stays good. */
   verificationTtlMs: 7 * 86_400_000,
+  /** How long a message's unsubscribe link stays good. */
+  unsubscribeTtlMs: 365 * 86_400_000,
   /** Messages the development mail page lists. */
   devPageSize: 100,
 } as const;

@@ -8,6 +8,7 @@ export const MAIL_PATHS = {
   devMail: '/dev/mail',
   rsvp: '/rsvp',
   inbound: '/mail/inbound',
+  unsubscribe: '/mail/unsubscribe',
 } as const;
 
 /** What a verification token is for (its signature is worthless for anything else). */

@@ -1,11 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { LoggedChange } from '../../platform/live/change-log';
+import { MeetingEventKind } from '../meeting';
 import { EMAIL_VERIFICATION_REQUESTED, type UserRecord, UserStore } from '../user';
 import { MailKind } from './mail-message.entity';
 import type { Draft, PlanEnv, Planner } from './mail.draft';
 import { MEETING_PLANNERS } from './mail.meeting-plan';
 import { verificationLink } from './mail.links';
 import { verificationLetter } from './letters/verification.letter';
+import { topicOf, unsubscribeLink, wants } from './mail.unsubscribe';
+import { reminded } from './reminders/reminder.plan';
 
 const recipientOf = (user: UserRecord) => ({ name: user.name, address: user.email });
 
@@ -31,6 +34,7 @@ const verification: Planner = async (change, env) => {
 const PLANNERS: Readonly<Record<string, Planner>> = {
   [EMAIL_VERIFICATION_REQUESTED]: verification,
   ...MEETING_PLANNERS,
+  [MeetingEventKind.REMINDER]: reminded,
 };
 
 /** Users by id, each read once for a batch. */
@@ -47,7 +51,21 @@ export function userCache(em: EntityManager): (id: string) => Promise<UserRecord
 }
 
 /** Why a draft was left out. */
-export type SkipReason = 'unverified' | 'rate_limit';
+export type SkipReason = 'unverified' | 'muted' | 'rate_limit';
+
+/** A draft as it is sent: with the one-click unsubscribe link of its kind, if one covers it. */
+function withUnsubscribe(draft: Draft, env: PlanEnv): Draft {
+  const topic = topicOf(draft.kind);
+  return topic
+    ? {
+        ...draft,
+        letter: {
+          ...draft.letter,
+          unsubscribe: unsubscribeLink(env.links, env.publicUrl, draft.user, topic),
+        },
+      }
+    : draft;
+}
 
 /** MAIL_PER_SENDER_PER_HOUR, and how many invitations a user caused in the last hour. */
 export interface SenderLimit {
@@ -57,8 +75,9 @@ export interface SenderLimit {
 
 /**
  * The messages of a batch of changes, in the log's order. Only verification goes to an address
- * not verified yet; past MAIL_PER_SENDER_PER_HOUR invitations caused by one user, the
- * invitation is still made, without mail.
+ * not verified yet, and nothing of a kind its recipient turned off (User.mailMuted); past
+ * MAIL_PER_SENDER_PER_HOUR invitations caused by one user, the invitation is still made,
+ * without mail.
  */
 export async function planChanges(
   changes: readonly LoggedChange[],
@@ -82,10 +101,12 @@ export async function planChanges(
     for (const draft of planner ? await planner(change, env) : []) {
       if (draft.kind !== MailKind.VERIFICATION && !draft.user.emailVerified) {
         skipped.push({ draft, reason: 'unverified' });
+      } else if (!wants(draft.user, draft.kind)) {
+        skipped.push({ draft, reason: 'muted' });
       } else if (await overLimit(draft)) {
         skipped.push({ draft, reason: 'rate_limit' });
       } else {
-        drafts.push(draft);
+        drafts.push(withUnsubscribe(draft, env));
       }
     }
   }

@@ -3,13 +3,14 @@ import type { StoreSet } from '../../platform/composition/context';
 import type { ChangeLogStore } from '../../platform/live/change-log';
 import { AppError, ValidationFailedError } from '../../platform/shared/errors';
 import { type MeetingRecord, type MeetingService, ParticipantStatus } from '../meeting';
-import { type UserRecord, type UserStore, verificationRequested } from '../user';
+import { type MailTopic, type UserRecord, type UserStore, verificationRequested } from '../user';
 import { MailStatus } from './mail-message.entity';
 import { MAIL_LIMITS } from './mail.limits';
 import type { ItipReply } from './mail.itip-reply';
 import { VERIFY_PURPOSE } from './mail.links';
 import { RSVP_PURPOSE, type RsvpAnswer, rsvpClaimsOf } from './mail.rsvp';
 import type { MailRecord, MailStore } from './mail.store';
+import { UNSUBSCRIBE_PURPOSE, unsubscribeClaimsOf } from './mail.unsubscribe';
 
 /** The stores mail's services work with. */
 export type MailStores = StoreSet<{ users: UserStore; events: ChangeLogStore; mail: MailStore }>;
@@ -31,6 +32,19 @@ export class RsvpRefusedError extends ValidationFailedError {
   constructor(readonly why: 'forged' | 'expired' | 'revoked') {
     super({ token: 'INVALID_FORMAT' }, 'This link cannot answer the invitation.');
   }
+}
+
+/** An unsubscribe link that does not unsubscribe: forged, expired, or of a user since gone. */
+export class UnsubscribeRefusedError extends ValidationFailedError {
+  constructor(readonly why: 'forged' | 'expired' | 'revoked') {
+    super({ token: 'INVALID_FORMAT' }, 'This unsubscribe link is not valid (any more).');
+  }
+}
+
+/** What an unsubscribe link turns off, and for whom. */
+export interface UnsubscribeTarget {
+  user: UserRecord;
+  topic: MailTopic;
 }
 
 /** What an inbound message came to (the reason is logged, never the message). */
@@ -97,6 +111,35 @@ export class MailService {
       user,
       status: answer === 'accept' ? ParticipantStatus.ACCEPTED : ParticipantStatus.DECLINED,
     };
+  }
+
+  /** The user and the kind of mail an unsubscribe token names (else UnsubscribeRefusedError). */
+  async unsubscribeTarget(token: string): Promise<UnsubscribeTarget> {
+    const read = this.links.read(UNSUBSCRIBE_PURPOSE, token);
+    if ('refused' in read) {
+      throw new UnsubscribeRefusedError(read.refused);
+    }
+    const claims = unsubscribeClaimsOf(read.claims);
+    if (!claims) {
+      throw new UnsubscribeRefusedError('forged');
+    }
+    const [user] = await this.stores.users.byIds([claims.userId]);
+    if (!user) {
+      throw new UnsubscribeRefusedError('revoked');
+    }
+    return { user, topic: claims.topic };
+  }
+
+  /**
+   * Turns off the kind of mail an unsubscribe token names, for its user, without sign-in (the
+   * token is the proof); again: no change.
+   */
+  async unsubscribe(token: string): Promise<UnsubscribeTarget> {
+    const target = await this.unsubscribeTarget(token);
+    if (!(await this.stores.users.mute(target.user.id, target.topic))) {
+      throw new UnsubscribeRefusedError('revoked');
+    }
+    return target;
   }
 
   /** Marks the address a verification token names verified (again: no change). */

@@ -18,14 +18,13 @@ import { smtpTransport } from './mail.transport';
 import { startMailWorker } from './mail.worker';
 import { inboundRoutes } from './inbound.routes';
 import { ReplyAddresses } from './mail.reply-address';
+import type { MailMode } from './mail.dispatch';
 import { rsvpRoutes } from './rsvp.routes';
+import { unsubscribeRoutes } from './unsubscribe.routes';
 import { verifyEmailRoutes } from './verify-email.routes';
 
 /** Connections of the mail worker's statements (its job queue has its own). */
 const MAIL_POOL_SIZE = 2;
-
-/** How messages leave: by SMTP, kept in the database (development), or not at all. */
-export type MailMode = 'smtp' | 'keep' | 'off';
 
 /** What mail needs of the process. */
 export interface MailDeps {
@@ -86,6 +85,10 @@ export const mailHttp = (runtime: MailRuntime): ModuleRoute[] => {
     },
     { path: MAIL_PATHS.rsvp, handler: rsvpRoutes({ createContext, logger: runtime.logger }) },
     {
+      path: MAIL_PATHS.unsubscribe,
+      handler: unsubscribeRoutes({ createContext, logger: runtime.logger }),
+    },
+    {
       path: MAIL_PATHS.inbound,
       handler: inboundRoutes({
         secret: runtime.config.mail.inboundSecret,
@@ -114,6 +117,8 @@ function addressOf(from: string): string {
 /**
  * Mail is made from the change log and sent by jobs any instance runs (graphile-worker), on
  * connections of its own; in production without SMTP_URL it is off, and the start log says so.
+ * Reminders are scheduled and come due either way: their events reach webhooks and
+ * subscriptions without mail.
  */
 export async function mailWorker(runtime: MailRuntime): Promise<ModuleWorker> {
   const { config, deps, logger } = runtime;
@@ -123,7 +128,6 @@ export async function mailWorker(runtime: MailRuntime): Promise<ModuleWorker> {
       { component: 'mail' },
       'mail is off: set SMTP_URL to send invitations and reminders',
     );
-    return { close: () => Promise.resolve() };
   }
   const orm = await runtime.backgroundOrm('mail', MAIL_POOL_SIZE);
   const worker = await startMailWorker({

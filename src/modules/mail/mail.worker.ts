@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { type JobHandler, type JobQueue, startJobQueue } from '../../platform/jobs/job-queue';
-import { coalescedWake } from '../../platform/jobs/coalesced-wake';
+import type { JobHandler } from '../../platform/jobs/job-queue';
+import { startChangeLogWorker } from '../../platform/jobs/change-log-worker';
 import type { EventHub } from '../../platform/live/event-hub';
 import type { ChangeNotice } from '../meeting';
 import { sendAttempt } from './mail.delivery';
@@ -9,6 +9,9 @@ import { type DispatchDeps, dispatchMail } from './mail.dispatch';
 import { MAIL_DISPATCH_JOB, MAIL_TASKS } from './mail.jobs';
 import { MailStore } from './mail.store';
 import type { MailTransport } from './mail.transport';
+import { REMINDER_TASKS } from './reminders/reminder.jobs';
+import { ReminderStore } from './reminders/reminder.store';
+import { reminderTasks } from './reminders/reminder.tasks';
 
 export interface MailWorkerOptions {
   /** An ORM of the worker's own (its own small pool). */
@@ -27,19 +30,13 @@ export interface MailWorkerOptions {
   logger: Logger;
 }
 
-/** Attempts one instance makes at once. */
-const CONCURRENCY = 4;
-/** How often retries that came due are looked for (new jobs are announced at once). */
-const POLL_MS = 1_000;
-/** On shutdown, how long an attempt under way may go on before it is abandoned (and runs again). */
-const SHUTDOWN_ABORT_MS = 2_000;
 /** How long sent and failed messages are kept. */
 const KEEP_MS = 30 * 86_400_000;
 
 /**
- * This instance's share of mail: a graphile-worker pool that runs dispatches (change log →
- * messages), attempts and pruning, whichever instance queued them. Every change this instance
- * hears asks for a dispatch; so does every minute and the start.
+ * This instance's share of mail: dispatches (change log → messages, and meetings' reminders
+ * scheduled), attempts, reminders as they come due, the hourly sweep of reminders and pruning,
+ * run by a change-log dispatcher worker whichever instance queued them.
  */
 export async function startMailWorker(
   options: MailWorkerOptions,
@@ -47,8 +44,6 @@ export async function startMailWorker(
   const { orm, logger, transport } = options;
   const em = () => orm.em.fork();
   const dispatchDeps = { ...options.dispatch, em };
-  let started: (queue: JobQueue) => void = () => undefined;
-  const ready = new Promise<JobQueue>((resolve) => (started = resolve));
   const send: Record<string, JobHandler> = transport
     ? {
         [MAIL_TASKS.send]: (payload, run) =>
@@ -62,45 +57,31 @@ export async function startMailWorker(
           }),
       }
     : {};
-  const queue = await startJobQueue({
-    url: options.sessionUrl,
+  const worker = await startChangeLogWorker({
+    sessionUrl: options.sessionUrl,
     logger,
-    concurrency: CONCURRENCY,
-    pollIntervalMs: POLL_MS,
-    shutdownAbortMs: SHUTDOWN_ABORT_MS,
-    tasks: {
-      [MAIL_TASKS.dispatch]: async () => {
-        if (await dispatchMail(dispatchDeps)) {
-          await (await ready).add(MAIL_DISPATCH_JOB);
-        }
-      },
-      ...send,
-      [MAIL_TASKS.prune]: async () => {
-        const pruned = await new MailStore(em()).prune(new Date(Date.now() - KEEP_MS));
-        if (pruned > 0) {
-          logger.info({ component: 'mail', pruned }, 'mail messages pruned');
+    component: 'mail',
+    dispatchJob: MAIL_DISPATCH_JOB,
+    dispatch: () => dispatchMail(dispatchDeps),
+    tasks: () => ({ ...send, ...reminderTasks(em, logger) }),
+    recurring: [{ task: REMINDER_TASKS.sweep, match: '11 * * * *' }],
+    prune: {
+      task: MAIL_TASKS.prune,
+      match: '37 * * * *',
+      run: async () => {
+        const before = new Date(Date.now() - KEEP_MS);
+        const pruned = await new MailStore(em()).prune(before);
+        const reminders = await new ReminderStore(em()).prune(before);
+        if (pruned + reminders > 0) {
+          logger.info({ component: 'mail', pruned, reminders }, 'mail messages pruned');
         }
       },
     },
-    recurring: [
-      {
-        task: MAIL_DISPATCH_JOB.task,
-        match: '* * * * *',
-        queue: MAIL_DISPATCH_JOB.queue,
-        key: MAIL_DISPATCH_JOB.key,
-      },
-      { task: MAIL_TASKS.prune, match: '37 * * * *' },
-    ],
+    hear: (wake) => options.hub.on(options.topic, wake),
   });
-  started(queue);
-  const dispatcher = coalescedWake(queue, MAIL_DISPATCH_JOB, { logger, component: 'mail' });
-  const stopHearing = options.hub.on(options.topic, () => dispatcher.wake());
-  dispatcher.wake();
   return {
     async close() {
-      stopHearing();
-      dispatcher.stop();
-      await queue.close();
+      await worker.close();
       transport?.close();
     },
   };

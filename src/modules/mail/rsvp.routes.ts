@@ -1,11 +1,11 @@
 import express, { type Request, type Response, Router } from 'express';
 import type { Logger } from 'pino';
 import type { RequestInfo } from '../../platform/auth/tokens';
-import { escapeHtml, htmlPage } from '../../platform/http/html';
-import { currentRequest } from '../../platform/observability/request-tracking';
+import { escapeHtml } from '../../platform/http/html';
 import { AppError } from '../../platform/shared/errors';
 import type { Context } from './mail.context';
 import { MAIL_PATHS } from './mail.links';
+import { labelRoute, sendPage } from './mail.pages';
 import { RSVP_ANSWERS, type RsvpAnswer } from './mail.rsvp';
 import { RsvpRefusedError, type RsvpTarget } from './mail.service';
 import { formatWhen, readerZone } from './mail.time';
@@ -25,24 +25,8 @@ const REFUSED: Record<RsvpRefusedError['why'], { status: number; text: string }>
 const LABEL: Record<RsvpAnswer, string> = { accept: 'Accept', decline: 'Decline' };
 const DONE: Record<RsvpAnswer, string> = { accept: 'accepted', decline: 'declined' };
 
-/** The request log names the route, never the token (a credential). */
-function label(): void {
-  const scope = currentRequest();
-  if (scope) {
-    scope.route = `${MAIL_PATHS.rsvp}${ROUTE}`;
-  }
-}
-
 const answerOf = (value: unknown): RsvpAnswer | null =>
   RSVP_ANSWERS.find((answer) => answer === value) ?? null;
-
-const send = (res: Response, status: number, title: string, body: string): void => {
-  res
-    .status(status)
-    .set({ 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' })
-    .type('html')
-    .send(htmlPage(title, body));
-};
 
 /** The meeting as the page shows it, in the participant's zone. */
 const shown = ({ meeting, user }: RsvpTarget): string =>
@@ -71,39 +55,44 @@ export function rsvpRoutes(options: {
   const failed = (res: Response, error: unknown): void => {
     if (error instanceof RsvpRefusedError) {
       const { status, text } = REFUSED[error.why];
-      send(res, status, 'Link not valid', `    <p>${escapeHtml(text)}</p>`);
+      sendPage(res, status, 'Link not valid', `    <p>${escapeHtml(text)}</p>`);
     } else if (error instanceof AppError) {
-      send(res, 409, 'Not answered', `    <p>${escapeHtml(error.message)}</p>`);
+      sendPage(res, 409, 'Not answered', `    <p>${escapeHtml(error.message)}</p>`);
     } else {
       options.logger.error({ component: 'mail', err: error }, 'RSVP page failed');
-      send(res, 503, 'Please try again', '    <p>The invitation could not be answered now.</p>');
+      sendPage(
+        res,
+        503,
+        'Please try again',
+        '    <p>The invitation could not be answered now.</p>',
+      );
     }
   };
   const contextOf = (req: Request) =>
     options.createContext({ authorization: undefined, ip: req.ip ?? '' });
   router.get(ROUTE, async (req, res) => {
-    label();
+    labelRoute(`${MAIL_PATHS.rsvp}${ROUTE}`);
     const token = String(req.params['token']);
     try {
       const target = await (await contextOf(req)).services.mail.rsvpTarget(token);
       const asked = answerOf(req.query['answer']);
       const buttons = (asked ? [asked] : RSVP_ANSWERS).map((answer) => form(token, answer));
-      send(res, 200, 'Your answer', `${shown(target)}\n${buttons.join('\n')}`);
+      sendPage(res, 200, 'Your answer', `${shown(target)}\n${buttons.join('\n')}`);
     } catch (error) {
       failed(res, error);
     }
   });
   router.post(ROUTE, express.urlencoded({ extended: false, limit: '4kb' }), async (req, res) => {
-    label();
+    labelRoute(`${MAIL_PATHS.rsvp}${ROUTE}`);
     const token = String(req.params['token']);
     const answer = answerOf((req.body as Record<string, unknown> | undefined)?.['answer']);
     if (!answer) {
-      send(res, 400, 'No answer', '    <p>Choose Accept or Decline.</p>');
+      sendPage(res, 400, 'No answer', '    <p>Choose Accept or Decline.</p>');
       return;
     }
     try {
       const target = await (await contextOf(req)).services.mail.rsvp(token, answer);
-      send(
+      sendPage(
         res,
         200,
         `You ${DONE[answer]}`,

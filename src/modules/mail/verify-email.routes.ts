@@ -1,10 +1,10 @@
 import express, { type Request, type Response, Router } from 'express';
 import type { Logger } from 'pino';
 import type { RequestInfo } from '../../platform/auth/tokens';
-import { escapeHtml, htmlPage } from '../../platform/http/html';
-import { currentRequest } from '../../platform/observability/request-tracking';
+import { escapeHtml } from '../../platform/http/html';
 import type { Context } from './mail.context';
 import { MAIL_PATHS } from './mail.links';
+import { labelRoute, sendPage } from './mail.pages';
 import { VerificationRefusedError } from './mail.service';
 
 /** The page's answer to a refused link: what happened, and what to do. */
@@ -15,19 +15,7 @@ const REFUSED: Record<VerificationRefusedError['why'], string> = {
 };
 const ASK_AGAIN = 'Sign in and ask for a new verification message (resendVerificationEmail).';
 
-/** The request log names the route, never its query (the token is a credential). */
-function label(): void {
-  const scope = currentRequest();
-  if (scope) {
-    scope.route = MAIL_PATHS.verifyEmail;
-  }
-}
-
 const tokenOf = (value: unknown): string => (typeof value === 'string' ? value : '');
-
-const send = (res: Response, status: number, title: string, body: string): void => {
-  res.status(status).set('Cache-Control', 'no-store').type('html').send(htmlPage(title, body));
-};
 
 /**
  * The page of the verification link: `GET` shows a button and changes nothing (mail scanners
@@ -39,9 +27,9 @@ export function verifyEmailRoutes(options: {
 }): Router {
   const router = Router();
   router.get('/', (req: Request, res: Response) => {
-    label();
+    labelRoute(MAIL_PATHS.verifyEmail);
     const token = tokenOf(req.query['token']);
-    send(
+    sendPage(
       res,
       200,
       'Confirm your e-mail address',
@@ -52,12 +40,12 @@ export function verifyEmailRoutes(options: {
     );
   });
   router.post('/', express.urlencoded({ extended: false, limit: '4kb' }), async (req, res) => {
-    label();
+    labelRoute(MAIL_PATHS.verifyEmail);
     const token = tokenOf((req.body as Record<string, unknown> | undefined)?.['token']);
     try {
       const context = await options.createContext({ authorization: undefined, ip: req.ip ?? '' });
       const user = await context.services.mail.verifyEmail(token);
-      send(
+      sendPage(
         res,
         200,
         'Address confirmed',
@@ -66,10 +54,15 @@ export function verifyEmailRoutes(options: {
     } catch (error) {
       if (!(error instanceof VerificationRefusedError)) {
         options.logger.error({ component: 'mail', err: error }, 'verification page failed');
-        send(res, 503, 'Please try again', '    <p>The address could not be confirmed now.</p>');
+        sendPage(
+          res,
+          503,
+          'Please try again',
+          '    <p>The address could not be confirmed now.</p>',
+        );
         return;
       }
-      send(
+      sendPage(
         res,
         400,
         'Link not valid',

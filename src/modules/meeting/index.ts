@@ -39,7 +39,11 @@ export type { MeetingService, MeetingSnapshot } from './meeting.service';
 export type { MeetingLoaders, MeetingRecord } from './meeting.store';
 export { AddParticipantPayload, CreateMeetingPayload } from './meeting.types';
 export { requireWindow } from './schedule/occurrence.service';
-export type { OccurrenceChangeRecord, OccurrenceLoaders } from './schedule/occurrence.store';
+export {
+  type OccurrenceChangeRecord,
+  type OccurrenceLoaders,
+  OccurrenceStore,
+} from './schedule/occurrence.store';
 export {
   OCCURRENCE_LIMITS,
   type Occurrence,

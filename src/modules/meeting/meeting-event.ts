@@ -12,12 +12,14 @@ export enum MeetingEventKind {
   CONFIRMED = 'CONFIRMED',
   CANCELLED = 'CANCELLED',
   COMPLETED = 'COMPLETED',
+  REMINDER = 'REMINDER',
 }
 registerEnumType(MeetingEventKind, {
   name: 'MeetingEventKind',
   description:
     'What happened to a meeting: a participant added, answering or removed (or leaving); its ' +
-    'details edited; its start moved; or its status now confirmed, cancelled or completed.',
+    'details edited; its start moved; its status now confirmed, cancelled or completed; or ' +
+    'one of its reminders (reminderMinutes) before an occurrence came due.',
 });
 
 /**

@@ -1,4 +1,4 @@
-import { HiddenProps } from '@mikro-orm/core';
+import { ArrayType, HiddenProps } from '@mikro-orm/core';
 import { Check, Entity, Enum, Index, ManyToOne, Property } from '@mikro-orm/decorators/legacy';
 import { GraphQLDateTime, GraphQLUUID } from '../../platform/shared/scalars';
 import { Node } from '../../platform/graphql/node-interface';
@@ -48,9 +48,12 @@ export const MEETING_LIMITS = {
   description: { max: 2000 },
   durationMinutes: { min: 5, max: 1440, default: 60 },
   timeZone: { max: TIME_ZONE_MAX_LENGTH },
+  /** Reminders before each occurrence: at most `count` distinct minutes, up to four weeks. */
+  reminderMinutes: { count: 5, min: 0, max: 40_320, default: [10] },
 } as const;
 
 const DURATION = MEETING_LIMITS.durationMinutes;
+const REMINDERS = MEETING_LIMITS.reminderMinutes;
 
 /** A meeting owned by one user, with participants (see Participant). */
 @ObjectType({
@@ -64,6 +67,12 @@ const DURATION = MEETING_LIMITS.durationMinutes;
 @Check({
   name: 'meetings_duration_range',
   expression: `duration_minutes >= ${DURATION.min} and duration_minutes <= ${DURATION.max}`,
+})
+@Check({
+  name: 'meetings_reminder_minutes_range',
+  expression:
+    `cardinality(reminder_minutes) <= ${REMINDERS.count} and ` +
+    `${REMINDERS.min} <= all(reminder_minutes) and ${REMINDERS.max} >= all(reminder_minutes)`,
 })
 @Index({ name: 'meetings_owner_start_idx', properties: ['ownerId', 'startTime'] })
 @Index({
@@ -82,6 +91,7 @@ export class Meeting extends BaseEntity<
   | 'recurrence'
   | 'recurrenceEndsAt'
   | 'sequence'
+  | 'reminderMinutes'
 > {
   [HiddenProps]?: 'span';
 
@@ -165,6 +175,19 @@ export class Meeting extends BaseEntity<
   })
   @Property({ type: 'string', length: RECURRENCE_LIMITS.length, nullable: true })
   recurrence: string | null = null;
+
+  @Field(() => [Int], {
+    description:
+      'How many minutes before each occurrence its accepted participants and its owner are ' +
+      `reminded (by mail, a meeting.reminder webhook and a REMINDER event), smallest first; at most ${REMINDERS.count}, ` +
+      `${REMINDERS.min} to ${REMINDERS.max} each (default [${REMINDERS.default.join(', ')}]).`,
+  })
+  @Property({
+    type: new ArrayType((minutes) => Number(minutes)),
+    columnType: 'integer[]',
+    defaultRaw: `'{${REMINDERS.default.join(',')}}'`,
+  })
+  reminderMinutes: number[] = [...REMINDERS.default];
 
   /** When a series' last occurrence ends (null: never, or a single meeting); bounds `span`. */
   @Property({ type: 'datetime', nullable: true })

@@ -1,5 +1,6 @@
 import {
   ArrayMaxSize,
+  ArrayUnique,
   IsEnum,
   ArrayMinSize,
   IsInt,
@@ -36,6 +37,8 @@ import type { MeetingFilter } from './meeting.filter';
 import type { InvitationFilter } from './participants/participant.store';
 
 export const MAX_PARTICIPANTS_PER_CREATE = 500;
+
+const REMINDERS = MEETING_LIMITS.reminderMinutes;
 
 @InputType({ description: 'The meeting to create.' })
 export class MeetingInput {
@@ -111,6 +114,20 @@ export class MeetingInput {
   @IsOptional()
   @IsRecurrence()
   recurrence?: string | null;
+
+  @Field(() => [Int], {
+    nullable: true,
+    description:
+      `Minutes before each occurrence to remind its accepted participants and its owner: at most ${REMINDERS.count} ` +
+      `distinct values, ${REMINDERS.min} to ${REMINDERS.max} each; [] for none (default and null: [${REMINDERS.default.join(', ')}]).`,
+  })
+  @IsOptional()
+  @ArrayMaxSize(REMINDERS.count)
+  @ArrayUnique()
+  @IsInt({ each: true })
+  @Min(REMINDERS.min, { each: true })
+  @Max(REMINDERS.max, { each: true })
+  reminderMinutes?: number[] | null;
 }
 
 /**
@@ -132,6 +149,8 @@ export const STORED_AS = {
   // Validation let only known rules through.
   description: (text: string | null | undefined) => text?.trim() || null,
   recurrence: (rule: string | null | undefined) => (rule && normalRecurrence(rule)) || null,
+  reminderMinutes: (minutes: number[] | null | undefined) =>
+    minutes ? [...minutes].sort((a, b) => a - b) : [...REMINDERS.default],
 } satisfies { [K in keyof MeetingInput]-?: (value: MeetingInput[K]) => Meeting[K] };
 
 /** The fields a caller sets on a meeting. */

@@ -10,6 +10,7 @@ import { userLoaders, UserStore } from './user.store';
 import { UserConnection } from './user.types';
 
 export { User, USER_LIMITS } from './user.entity';
+export { isMailTopic, MAIL_TOPIC_NAMES, MAIL_TOPICS, type MailTopic } from './mail-preferences';
 export { RegisterInput } from './user.inputs';
 export { isAdmin, isVisibleUser, seesAvailabilityOf, visibleUserSql } from './user.rules';
 export {

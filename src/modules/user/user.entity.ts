@@ -1,4 +1,4 @@
-import { HiddenProps } from '@mikro-orm/core';
+import { ArrayType, HiddenProps } from '@mikro-orm/core';
 import { Check, Entity, Enum, Index, Property } from '@mikro-orm/decorators/legacy';
 import { GraphQLEmailAddress, GraphQLLocalDate, GraphQLUUID } from '../../platform/shared/scalars';
 import { Node } from '../../platform/graphql/node-interface';
@@ -7,6 +7,7 @@ import { BaseEntity } from '../../platform/shared/base.entity';
 import { DEFAULT_TIME_ZONE, TIME_ZONE_MAX_LENGTH } from '../../platform/shared/time-zone';
 import { Role } from './user.role';
 import type { WorkingPeriodRecord } from './working-hours';
+import { MAIL_TOPIC_NAMES } from './mail-preferences';
 
 /** Limits shared by the database constraints, the input validation and the docs. */
 export const USER_LIMITS = {
@@ -34,6 +35,10 @@ export const USER_LIMITS = {
 @Check({ name: 'users_name_length', expression: 'char_length(name) >= 8' })
 @Check({ name: 'users_email_lower', expression: 'email = lower(email)' })
 @Check({ name: 'users_account_format', expression: "account ~ '^[a-z0-9._-]{3,32}$'" })
+@Check({
+  name: 'users_mail_muted_topics',
+  expression: `mail_muted <@ array[${MAIL_TOPIC_NAMES.map((topic) => `'${topic}'`).join(', ')}]::text[]`,
+})
 export class User extends BaseEntity<
   | 'roles'
   | 'isActive'
@@ -48,6 +53,7 @@ export class User extends BaseEntity<
   | 'emailVerified'
   | 'timeZone'
   | 'workingHours'
+  | 'mailMuted'
 > {
   @Field({ description: 'Display name, 8 to 40 characters.' })
   @Property({ length: USER_LIMITS.name.max })
@@ -143,4 +149,11 @@ export class User extends BaseEntity<
    */
   @Property({ type: 'json', nullable: true })
   workingHours: WorkingPeriodRecord[] | null = null;
+
+  /**
+   * The kinds of mail (MAIL_TOPICS) the user turned off, through updateProfile or an unsubscribe
+   * link; shown to the user only, as User.mailPreferences.
+   */
+  @Property({ type: ArrayType, columnType: 'text[]', defaultRaw: `'{}'` })
+  mailMuted: string[] = [];
 }

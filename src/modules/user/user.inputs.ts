@@ -24,6 +24,7 @@ import {
 } from '../../platform/shared/validation';
 import { USER_LIMITS } from './user.entity';
 import { WORKING_HOURS_LIMITS, WorkingPeriodInput } from './working-hours';
+import { MailPreferencesInput } from './mail-preferences';
 
 @InputType({ description: 'A new account: exactly the five documented fields.' })
 export class RegisterInput {
@@ -158,4 +159,12 @@ export class UpdateProfileInput {
   @ArrayMaxSize(WORKING_HOURS_LIMITS.periods)
   @ValidateNested({ each: true })
   workingHours?: WorkingPeriodInput[] | null;
+
+  @Field(() => MailPreferencesInput, {
+    nullable: true,
+    description: 'Kinds of mail to turn on or off (those left out stay as they are).',
+  })
+  @IsOptional()
+  @ValidateNested()
+  mailPreferences?: MailPreferencesInput | null;
 }

@@ -33,6 +33,7 @@ import {
   workingWeekOf,
 } from './working-hours';
 import type { ConnectionResult } from '../../platform/graphql/connection';
+import { MailPreferences, type MailPreferenceRecord, preferencesOf } from './mail-preferences';
 
 export const UserPage = Paginated(User, 'UserPage');
 
@@ -113,5 +114,15 @@ export class UserResolver {
   ): readonly WorkingPeriodRecord[] | null {
     const viewer = ctx.auth.user;
     return viewer && seesAvailabilityOf(viewer, user) ? workingWeekOf(user) : null;
+  }
+
+  @FieldResolver(() => MailPreferences, {
+    nullable: true,
+    description:
+      'Which kinds of mail the user gets (updateProfile and the unsubscribe link of each message ' +
+      'change them); null to anyone but the user.',
+  })
+  mailPreferences(@Root() user: UserRecord, @Ctx() ctx: Context): MailPreferenceRecord | null {
+    return ctx.auth.user?.id === user.id ? preferencesOf(user) : null;
   }
 }

@@ -12,6 +12,7 @@ import type { StoreSet } from '../../platform/composition/context';
 import type { ChangeLogStore } from '../../platform/live/change-log';
 import type { UserStore } from './user.store';
 import { sortedWeek } from './working-hours';
+import { mutedAfter } from './mail-preferences';
 
 /** The stores user services work with. */
 export type UserStores = StoreSet<{ users: UserStore; events: ChangeLogStore }>;
@@ -109,6 +110,9 @@ export class UserService {
     }
     if (input.workingHours !== undefined) {
       changes.workingHours = input.workingHours && sortedWeek(input.workingHours);
+    }
+    if (input.mailPreferences) {
+      changes.mailMuted = mutedAfter(viewer.mailMuted, input.mailPreferences);
     }
     return this.stores.ormTransaction(async (tx) => {
       const user = await tx.users.updateProfile(viewer.id, changes);

@@ -27,6 +27,7 @@ import { Role, VISIBLE_USER, visibleUserSql } from './user.rules';
 import { NotFoundError } from '../../platform/shared/errors';
 import DataLoader from 'dataloader';
 import { inKeyOrder, KnownLoader } from '../../platform/shared/known-loader';
+import type { MailTopic } from './mail-preferences';
 
 /** A user as queries and mutations answer it (never the password hash). */
 export type UserRecord = ReadModel<User>;
@@ -49,6 +50,7 @@ export type ProfileChanges = Partial<
     | 'shareAvailability'
     | 'timeZone'
     | 'workingHours'
+    | 'mailMuted'
   >
 >;
 
@@ -182,6 +184,20 @@ export class UserStore {
     this.em.assign(user, changes);
     await this.em.flush();
     return toReadModel(user);
+  }
+
+  /**
+   * Turns one kind of mail off for a user (already off: no change); false when there is no
+   * such user.
+   */
+  async mute(id: string, topic: MailTopic): Promise<boolean> {
+    const rows = await executeRows(
+      this.em,
+      `update "users" set "mail_muted" = case when ?::text = any("mail_muted") then "mail_muted" ` +
+        `else array_append("mail_muted", ?::text) end where "id" = ? returning 1`,
+      [topic, topic, id],
+    );
+    return rows.length > 0;
   }
 
   /** Which of an e-mail address and an account name are taken. */

@@ -1,4 +1,5 @@
 import type { JobSpec } from '../../platform/jobs/job-queue';
+import { payloadOf } from '../../platform/jobs/job-payload';
 
 /** The background jobs of webhooks (graphile-worker task identifiers). */
 export const WEBHOOK_TASKS = {
@@ -51,12 +52,5 @@ export function attemptJob(order: AttemptOrder, endpointId: string, runAt?: Date
 }
 
 /** An attempt job's payload, checked. */
-export function attemptOrderOf(payload: unknown): AttemptOrder | null {
-  const order = payload as Partial<AttemptOrder> | null;
-  return order &&
-    typeof order.deliveryId === 'string' &&
-    typeof order.attempt === 'number' &&
-    typeof order.manual === 'boolean'
-    ? { deliveryId: order.deliveryId, attempt: order.attempt, manual: order.manual }
-    : null;
-}
+export const attemptOrderOf = (payload: unknown): AttemptOrder | null =>
+  payloadOf(payload, { deliveryId: 'string', attempt: 'number', manual: 'boolean' });

@@ -2,8 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../../platform/auth/secret-box';
-import { coalescedWake } from '../../platform/jobs/coalesced-wake';
-import { type JobQueue, startJobQueue } from '../../platform/jobs/job-queue';
+import { startChangeLogWorker } from '../../platform/jobs/change-log-worker';
 import type { EventHub } from '../../platform/live/event-hub';
 import { ALL_CHANGES_TOPIC, type ChangeNotice, isMeetingEvent } from '../meeting';
 import { meetingReader } from './webhook-body';
@@ -28,19 +27,10 @@ export interface WebhookWorkerOptions<C extends Context = Context> {
   logger: Logger;
 }
 
-/** Attempts one instance makes at once (to different endpoints: an endpoint's run in turn). */
-const CONCURRENCY = 4;
-/** How often retries that came due are looked for (new jobs are announced at once). */
-const POLL_MS = 1_000;
-/** On shutdown, how long an attempt under way may go on before it is abandoned (and runs again). */
-const SHUTDOWN_ABORT_MS = 2_000;
-
 /**
- * This instance's share of webhook delivery: a graphile-worker pool that runs dispatches (change
- * log → deliveries), attempts and pruning, whichever instance queued them. Every change this
- * instance hears asks for a dispatch (one waits at most, whoever asks); so does every minute (a
- * change heard while the queue was unreachable) and the start (changes made while every
- * instance was down).
+ * This instance's share of webhook delivery: dispatches (change log → deliveries), attempts
+ * (an endpoint's in turn, on its own queue) and pruning, run by a change-log dispatcher worker
+ * whichever instance queued them. Only meetings' events wake the dispatcher.
  */
 export async function startWebhookWorker<C extends Context>(
   options: WebhookWorkerOptions<C>,
@@ -50,55 +40,33 @@ export async function startWebhookWorker<C extends Context>(
   const readMeeting = meetingReader(options.schema);
   const dispatchDeps = { em, contextOf: options.contextOf, readMeeting };
   const deliveryDeps = { em, secrets: options.secrets, policy: options.policy, logger };
-  // A job may start before startJobQueue answers (one queued before this instance started).
-  let started: (queue: JobQueue) => void = () => undefined;
-  const ready = new Promise<JobQueue>((resolve) => (started = resolve));
-  const queue = await startJobQueue({
-    url: options.sessionUrl,
+  return startChangeLogWorker({
+    sessionUrl: options.sessionUrl,
     logger,
-    concurrency: CONCURRENCY,
-    pollIntervalMs: POLL_MS,
-    shutdownAbortMs: SHUTDOWN_ABORT_MS,
-    tasks: {
-      [WEBHOOK_TASKS.dispatch]: async () => {
-        if (await dispatchChanges(dispatchDeps)) {
-          await (await ready).add(DISPATCH_JOB);
-        }
-      },
+    component: 'webhooks',
+    dispatchJob: DISPATCH_JOB,
+    dispatch: () => dispatchChanges(dispatchDeps),
+    tasks: () => ({
       [WEBHOOK_TASKS.deliver]: (payload, run) => deliverAttempt(payload, run, deliveryDeps),
-      [WEBHOOK_TASKS.prune]: async () => {
+    }),
+    prune: {
+      task: WEBHOOK_TASKS.prune,
+      match: '23 * * * *',
+      run: async (queue) => {
         const before = new Date(Date.now() - WEBHOOK_LIMITS.keepDeliveriesMs);
         const pruned = await new WebhookDeliveryStore(em()).prune(before);
         if (pruned > 0) {
           logger.info({ component: 'webhooks', pruned }, 'webhook deliveries pruned');
         }
         // Each endpoint has a queue of its own: those of deleted endpoints go.
-        await (await ready).dropIdleQueues();
+        await (await queue()).dropIdleQueues();
       },
     },
-    recurring: [
-      {
-        task: DISPATCH_JOB.task,
-        match: '* * * * *',
-        queue: DISPATCH_JOB.queue,
-        key: DISPATCH_JOB.key,
-      },
-      { task: WEBHOOK_TASKS.prune, match: '23 * * * *' },
-    ],
+    hear: (wake) =>
+      options.hub.on(ALL_CHANGES_TOPIC, (notice) => {
+        if (isMeetingEvent(notice)) {
+          wake();
+        }
+      }),
   });
-  started(queue);
-  const dispatcher = coalescedWake(queue, DISPATCH_JOB, { logger, component: 'webhooks' });
-  const stopHearing = options.hub.on(ALL_CHANGES_TOPIC, (notice) => {
-    if (isMeetingEvent(notice)) {
-      dispatcher.wake();
-    }
-  });
-  dispatcher.wake();
-  return {
-    async close() {
-      stopHearing();
-      dispatcher.stop();
-      await queue.close();
-    },
-  };
 }

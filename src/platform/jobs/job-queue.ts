@@ -115,6 +115,20 @@ export function addJobsStatement(
 }
 
 /**
+ * One statement that removes the pending jobs of these keys inside the caller's transaction (a
+ * job running now runs to its end, and is not retried). `?` placeholders, as the SQL helpers
+ * take them.
+ */
+export function removeJobsStatement(keys: readonly string[]): { sql: string; params: unknown[] } {
+  return {
+    sql:
+      `select count("${JOBS_SCHEMA}".remove_job(k))::int as "removed" ` +
+      `from json_array_elements_text(?::json) as k`,
+    params: [JSON.stringify(keys)],
+  };
+}
+
+/**
  * How long after a job of a named queue finished a worker is nudged to look for the queue's next
  * job. graphile-worker frees the queue as it moves on, without waiting for that (its worker asks
  * for a job at once, often before the queue is free): the next job would wait for a poll.
