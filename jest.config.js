@@ -130,13 +130,7 @@ module.exports = async () => {
     globalSetup: '<rootDir>/test/helpers/built-assets.setup.ts',
     transform: {},
     // Each project's tests by outcome at the end, to compare two runs project by project.
-    reporters: [
-      'default',
-      '<rootDir>/test/helpers/project-summary.reporter.cjs',
-      '<rootDir>/test/helpers/durations.reporter.cjs',
-    ],
-    // The slowest files first, by test/durations.json where jest has no timings of its own.
-    testSequencer: '<rootDir>/test/helpers/slowest-first.sequencer.cjs',
+    reporters: ['default', '<rootDir>/test/helpers/project-summary.reporter.cjs'],
     testTimeout: 30000,
     // Test files wait much of their time (on the database, on timers, on child processes): one
     // and a half workers per core keeps both cores busy (jest's default, one fewer than the

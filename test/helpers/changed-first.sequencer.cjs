@@ -3,11 +3,11 @@
 /**
  * The order of `npm run test:quick`: first the test files that the working tree's uncommitted
  * changes touch (a changed test, or a test that imports a changed file, however indirectly, as
- * `jest --onlyChanged` finds them), then every other file in the suite's order
- * (slowest-first.sequencer.cjs). A failure in what you just changed shows within seconds, and
+ * `jest --onlyChanged` finds them), then every other file in jest's own order (failed last time
+ * first, then the slowest first). A failure in what you just changed shows within seconds, and
  * the run still goes on to the whole project.
  */
-const Sequencer = require('./slowest-first.sequencer.cjs');
+const { default: Sequencer } = require('@jest/test-sequencer');
 const { getChangedFilesForRoots } = require('jest-changed-files');
 const { DependencyResolver } = require('jest-resolve-dependencies');
 const { buildSnapshotResolver } = require('jest-snapshot');
