@@ -58,6 +58,11 @@ suite('the development mail page in a browser', () => {
       `${owner.name} invites you to “Browser review”.`,
     );
     await page.screenshot({ path: join(SCREENSHOTS, 'dev-mail-message.png'), fullPage: true });
+    // A page taller than the window is captured without the sandboxed frame's content (Chromium
+    // draws it in a process of its own): the frame is captured alone too.
+    await page
+      .locator('iframe[title="HTML part"]')
+      .screenshot({ path: join(SCREENSHOTS, 'dev-mail-html.png') });
     await page.close();
   });
 });
