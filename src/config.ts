@@ -5,6 +5,7 @@ import { DEFAULT_MAX_PARTICIPANTS_PER_MEETING } from './modules/meeting/meeting.
 import { WEBHOOK_LIMITS } from './modules/webhook/webhook.limits';
 import { retrySchedule, secretKey } from './modules/webhook/webhook.settings';
 import { MAIL_ENV, type MailConfig, mailConfigOf } from './modules/mail/mail.settings';
+import { RESOURCE_LIMITS } from './modules/resource/resource.limits';
 
 export const DEFAULT_JWT_SECRET = 'dev-only-signing-secret-change-me';
 
@@ -113,6 +114,12 @@ const schema = z
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean.default(false),
     WEBHOOK_SECRET_KEY: secretKey.optional(),
     ADMIN_EMAILS: z.string().default(''),
+    RESOURCE_BOOKING_HORIZON_DAYS: z.coerce
+      .number()
+      .int()
+      .min(RESOURCE_LIMITS.bookingHorizonDays.min)
+      .max(RESOURCE_LIMITS.bookingHorizonDays.max)
+      .default(RESOURCE_LIMITS.bookingHorizonDays.default),
     ...MAIL_ENV,
   })
   .superRefine((env, ctx) => {
@@ -247,6 +254,11 @@ export interface Config {
   /** ADMIN_EMAILS: accounts with these (lower-cased) addresses become admins when they sign in. */
   adminEmails: readonly string[];
   /**
+   * How many days ahead a series' occurrences book its rooms and resources (later ones are booked
+   * as time passes); one-off meetings book their time whenever it is.
+   */
+  resourceBookingHorizonDays: number;
+  /**
    * Webhooks: the waits (seconds) before each retry of a failed event, the failed events in a row
    * that disable an endpoint, whether private, loopback and link-local targets are allowed, and
    * the key their signing secrets are sealed with (null: derived from the JWT key material).
@@ -365,6 +377,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     adminEmails: env.ADMIN_EMAILS.split(',')
       .map((email) => email.trim().toLowerCase())
       .filter(Boolean),
+    resourceBookingHorizonDays: env.RESOURCE_BOOKING_HORIZON_DAYS,
     webhooks: {
       retrySchedule: env.WEBHOOK_RETRY_SCHEDULE ?? WEBHOOK_LIMITS.retrySchedule,
       disableAfter: env.WEBHOOK_DISABLE_AFTER,

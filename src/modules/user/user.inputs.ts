@@ -1,13 +1,4 @@
-import {
-  ArrayMaxSize,
-  IsOptional,
-  IsString,
-  Matches,
-  MaxLength,
-  MinLength,
-  ValidateIf,
-  ValidateNested,
-} from 'class-validator';
+import { IsOptional, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { ArgsType, Field, InputType } from 'type-graphql';
 import { ConnectionArgs } from '../../platform/graphql/connection';
 import { GraphQLLocalDate, GraphQLUUID } from '../../platform/shared/scalars';
@@ -23,7 +14,7 @@ import {
   TrimmedMinLength,
 } from '../../platform/shared/validation';
 import { USER_LIMITS } from './user.entity';
-import { WORKING_HOURS_LIMITS, WorkingPeriodInput } from './working-hours';
+import { WORKING_HOURS_LIMITS, type WorkingPeriodInput, WorkingWeekField } from './working-hours';
 
 @InputType({ description: 'A new account: exactly the five documented fields.' })
 export class RegisterInput {
@@ -147,15 +138,10 @@ export class UpdateProfileInput {
   @IsTimeZone()
   timeZone?: string | null;
 
-  @Field(() => [WorkingPeriodInput], {
-    nullable: true,
-    description:
-      `Your working week in your time zone, at most ${WORKING_HOURS_LIMITS.periods} periods, ` +
+  @WorkingWeekField(
+    `Your working week in your time zone, at most ${WORKING_HOURS_LIMITS.periods} periods, ` +
       'several a day allowed (no period on a day: not working then); null: the default, ' +
       'Monday to Friday 09:00 to 17:00.',
-  })
-  @IsOptional()
-  @ArrayMaxSize(WORKING_HOURS_LIMITS.periods)
-  @ValidateNested({ each: true })
+  )
   workingHours?: WorkingPeriodInput[] | null;
 }
