@@ -126,3 +126,19 @@ export function later(days: number, hours = 0, minutes = 0): string {
     base.getTime() + ((days + 1) * 24 + hours) * 3_600_000 + minutes * 60_000,
   ).toISOString();
 }
+
+const CANCEL_OCCURRENCE = `mutation ($input: CancelOccurrenceInput!) { cancelOccurrence(input: $input) { meeting { id } } }`;
+const MOVE_OCCURRENCE = `mutation ($input: MoveOccurrenceInput!) { moveOccurrence(input: $input) { meeting { id } } }`;
+
+/** Cancels or moves one occurrence of a series (the answer as it came). */
+export function occurrenceChange(
+  t: TestApp,
+  owner: SeededUser,
+  input: { meetingId: string; originalStartTime: string; startTime?: string },
+) {
+  return t.gql.request(
+    input.startTime ? MOVE_OCCURRENCE : CANCEL_OCCURRENCE,
+    { input },
+    owner.token,
+  );
+}
