@@ -23,14 +23,32 @@ import {
   type FreeBusyArgs,
   type SuggestMeetingTimesInput,
 } from './availability.inputs';
-import { type Suggestion, suggestSlots } from './suggestions';
-import { BusyKind, blockingSpans, flattenKinds, type KindSpan, spansByUser } from './busy-time';
+import { type RoomTime, type Suggestion, suggestSlots } from './suggestions';
+import {
+  BusyKind,
+  blockingSpans,
+  cut,
+  flattenKinds,
+  type KindSpan,
+  spansByUser,
+} from './busy-time';
 import { minutesOf, workingSpans } from './working-time';
 import type { StoreSet } from '../../platform/composition/context';
 import type { AvailabilityStore } from './availability.store';
+import {
+  type BookingStore,
+  RESOURCE_LIMITS,
+  type ResourceFilter,
+  resourceNotFound,
+  type ResourceRecord,
+  type ResourceTime,
+} from '../resource';
 
 /** The stores availability works with. */
-export type AvailabilityStores = StoreSet<{ availability: AvailabilityStore }>;
+export type AvailabilityStores = StoreSet<{
+  availability: AvailabilityStore;
+  bookings: BookingStore;
+}>;
 type Stores = AvailabilityStores;
 export type AvailabilityLoaders = UserLoaders & MeetingLoaders & OccurrenceLoaders;
 type Loaders = AvailabilityLoaders;
@@ -40,9 +58,33 @@ type Loaders = AvailabilityLoaders;
  * availability to themselves.
  */
 export interface FreeBusy {
-  userId: string;
+  userId: string | null;
+  /** A resource's entry (userId null): its bookings, and its working hours (null: any time). */
+  resourceId: string | null;
   busy: KindSpan[] | null;
   workingHours: TimeSpan[] | null;
+}
+
+/** A resource's entry of free/busy: its bookings cut to the window, and its working hours. */
+function resourceEntry(found: readonly ResourceTime[], id: string, window: TimeSpan): FreeBusy {
+  const time = found.find((entry) => entry.resource.id === id);
+  if (!time) {
+    throw resourceNotFound();
+  }
+  const { resource } = time;
+  return {
+    userId: null,
+    resourceId: id,
+    busy: time.busy
+      .slice(0, AVAILABILITY_LIMITS.rangesPerUser)
+      .map((span) => ({ ...cut(span, window), kind: BusyKind.BUSY })),
+    workingHours: resource.workingHours
+      ? workingSpans(resource.timeZone, resource.workingHours, window).slice(
+          0,
+          AVAILABILITY_LIMITS.rangesPerUser,
+        )
+      : null,
+  };
 }
 
 /** The users asked about whose availability the viewer may see, by id. */
@@ -70,21 +112,30 @@ export class AvailabilityService {
     private readonly loaders: Loaders,
   ) {}
 
-  /** When each user is busy, and works, between from and to (ranges cut to the window). */
+  /**
+   * When each user is busy, and works, between from and to (ranges cut to the window); then when
+   * each resource is booked, and may be used.
+   */
   async freeBusy(viewer: UserRecord, args: FreeBusyArgs): Promise<FreeBusy[]> {
     requireWindow(args.from, args.to, AVAILABILITY_LIMITS.windowDays);
     const ids = unique(args.userIds);
+    const resourceIds = unique(args.resourceIds ?? []);
+    if (ids.length + resourceIds.length === 0) {
+      throw ValidationFailedError.of('userIds', 'TOO_SHORT');
+    }
     const shown = await this.sharing(viewer, ids);
     const window = { start: args.from, end: args.to };
-    const time = await this.stores.availability.busyTime([...shown.keys()], [window], {
-      tentative: true,
-    });
+    const [time, resources] = await Promise.all([
+      this.stores.availability.busyTime([...shown.keys()], [window], { tentative: true }),
+      this.stores.bookings.timeOf(resourceIds, window),
+    ]);
     const busy = spansByUser(time, [window]);
     // What is shown is capped; suggestions and conflicts weigh all of it.
-    return ids.map((userId) => {
+    const users = ids.map((userId): FreeBusy => {
       const user = shown.get(userId);
       return {
         userId,
+        resourceId: null,
         busy: user
           ? flattenKinds(busy.get(userId) ?? []).slice(0, AVAILABILITY_LIMITS.rangesPerUser)
           : null,
@@ -93,10 +144,14 @@ export class AvailabilityService {
           : null,
       };
     });
+    return [...users, ...resourceIds.map((id) => resourceEntry(resources, id, window))];
   }
 
   /** The best times for the caller and the users to meet (see SuggestMeetingTimesInput). */
-  async suggest(viewer: UserRecord, input: SuggestMeetingTimesInput): Promise<Suggestion[]> {
+  async suggest(
+    viewer: UserRecord,
+    input: SuggestMeetingTimesInput,
+  ): Promise<Suggestion<ResourceRecord>[]> {
     requireWindow(input.from, input.to, AVAILABILITY_LIMITS.windowDays, 'input.to');
     const shared = input.workingHours
       ? {
@@ -112,9 +167,11 @@ export class AvailabilityService {
     const attendees = unique([viewer.id, ...input.userIds]);
     const shown = await this.sharing(viewer, attendees);
     const window = { start: input.from, end: input.to };
-    const busy = spansByUser(await this.stores.availability.busyTime([...shown.keys()], [window]), [
-      window,
+    const [time, rooms] = await Promise.all([
+      this.stores.availability.busyTime([...shown.keys()], [window]),
+      input.room ? this.rooms(input.room, attendees.length, window) : null,
     ]);
+    const busy = spansByUser(time, [window]);
     const percentage = input.minimumAttendeePercentage ?? 100;
     // Most attendees keep the default week in a handful of zones: each week is placed once.
     const weeks = new Map<string, TimeSpan[]>();
@@ -146,7 +203,33 @@ export class AvailabilityService {
           working: user ? working(user) : null,
         };
       }),
+      rooms,
     );
+  }
+
+  /**
+   * The rooms a suggestion may take, smallest first: those the filter takes that hold
+   * `attendees` (and its minCapacity), with their bookings and working hours in the window.
+   */
+  private async rooms(
+    filter: ResourceFilter,
+    attendees: number,
+    window: TimeSpan,
+  ): Promise<RoomTime<ResourceRecord>[]> {
+    const capacity = Math.max(attendees, filter.minCapacity ?? 1);
+    const found = await this.stores.bookings.fitting(
+      filter,
+      capacity,
+      window,
+      RESOURCE_LIMITS.roomsWeighed,
+    );
+    return found.map(({ resource, busy }) => ({
+      room: resource,
+      busy,
+      working: resource.workingHours
+        ? workingSpans(resource.timeZone, resource.workingHours, window)
+        : null,
+    }));
   }
 
   /**
@@ -184,6 +267,7 @@ export class AvailabilityService {
                   busy: mergeSpans(ranges)
                     .slice(0, AVAILABILITY_LIMITS.rangesPerUser)
                     .map((span) => ({ ...span, kind: BusyKind.BUSY })),
+                  resourceId: null,
                   workingHours: null,
                 },
               ]

@@ -51,7 +51,8 @@ const heldIn = (meeting: BusyMeeting, series: Series, window: TimeSpan): Occurre
     series,
   ).filter((occurrence) => !occurrence.cancelled);
 
-const cut = (span: TimeSpan, window: TimeSpan): TimeSpan => ({
+/** A span cut to a window (which it overlaps). */
+export const cut = (span: TimeSpan, window: TimeSpan): TimeSpan => ({
   start: new Date(Math.max(span.start.getTime(), window.start.getTime())),
   end: new Date(Math.min(span.end.getTime(), window.end.getTime())),
 });

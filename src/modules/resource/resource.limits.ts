@@ -10,8 +10,11 @@ export const RESOURCE_LIMITS = {
   features: { items: 20, length: 40 },
   /** Resources one meeting books at most. */
   perMeeting: 10,
-  /** Resources freeBusy answers about at most. */
-  freeBusy: 50,
+  /**
+   * Resources freeBusy answers about at most: with its 50 users, 90 entries of up to 1,000
+   * ranges each stay within the GraphQL node limit (100,000).
+   */
+  freeBusy: 40,
   /** Rooms a suggestion search weighs at most (the smallest that fit first). */
   roomsWeighed: 200,
   /** How far ahead a series' occurrences are booked (RESOURCE_BOOKING_HORIZON_DAYS). */
