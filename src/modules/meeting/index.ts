@@ -20,6 +20,7 @@ import { Participant } from './participants/participant.entity';
 import type { BookingDeps, ResourceLoaders } from '../resource';
 import { MeetingResourcesResolver } from './resources/meeting-resources.resolver';
 import { MeetingResourcesService } from './resources/meeting-resources.service';
+import { startBookingHorizon } from './resources/booking-horizon.worker';
 import { ParticipantStore } from './participants/participant.store';
 
 export type { Context as MeetingContext, MeetingServices } from './meeting.context';
@@ -120,4 +121,5 @@ export const meetingModule = defineModule({
   deps: (setup: { config: MeetingDeps }): MeetingDeps => ({
     maxParticipantsPerMeeting: setup.config.maxParticipantsPerMeeting,
   }),
+  worker: startBookingHorizon,
 });
