@@ -8,7 +8,7 @@ import { resourceLoaders, ResourceStore } from './resource.store';
 import { ResourceConnection } from './resource.types';
 
 export { refusingOverlaps } from './booking.errors';
-export { BookingStore, type ResourceTime } from './booking.store';
+export { BookingStore, MEETING_RESOURCES, type ResourceTime } from './booking.store';
 export { Resource } from './resource.entity';
 export { RESOURCE_LIMITS } from './resource.limits';
 export { ResourceFilterInput } from './resource.inputs';
@@ -17,6 +17,7 @@ export {
   type ResourceLoaders,
   resourceNotFound,
   type ResourceRecord,
+  RESOURCES,
   ResourceStore,
 } from './resource.store';
 
