@@ -1,5 +1,5 @@
 import type { SeededUser } from '../helpers/seed';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import type { TestApp } from '../helpers/test-app';
 import { later, occurrenceChange, Rooms } from './rooms-fixtures';
 
 const busy = (resourceId: string, at: string) => ({
@@ -18,9 +18,11 @@ describe('booking rooms with meetings', () => {
   let cy: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    rooms = await Rooms.of(t);
-    [ada, ben, cy] = (await t.seed.users(3)) as [SeededUser, SeededUser, SeededUser];
+    ({
+      rooms,
+      people: [ada, ben, cy],
+    } = await Rooms.start());
+    t = rooms.t;
   });
   afterAll(() => t.close());
 

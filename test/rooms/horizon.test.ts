@@ -18,9 +18,11 @@ describe("a series' bookings up to the horizon", () => {
   let cy: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp({ RESOURCE_BOOKING_HORIZON_DAYS: '14' });
-    rooms = await Rooms.of(t);
-    [ada, ben, cy] = (await t.seed.users(3)) as [SeededUser, SeededUser, SeededUser];
+    ({
+      rooms,
+      people: [ada, ben, cy],
+    } = await Rooms.start({ RESOURCE_BOOKING_HORIZON_DAYS: '14' }));
+    t = rooms.t;
   });
   afterAll(async () => {
     await wider?.close();

@@ -1,5 +1,5 @@
 import type { SeededUser } from '../helpers/seed';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import type { TestApp } from '../helpers/test-app';
 import { later, type Room, Rooms } from './rooms-fixtures';
 
 const FREE_BUSY = `query ($userIds: [UUID!]!, $resourceIds: [UUID!], $from: DateTime!, $to: DateTime!) {
@@ -32,9 +32,11 @@ describe("rooms' free/busy and suggested times with a room", () => {
   let cy: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    rooms = await Rooms.of(t);
-    [ada, ben, cy] = (await t.seed.users(3)) as [SeededUser, SeededUser, SeededUser];
+    ({
+      rooms,
+      people: [ada, ben, cy],
+    } = await Rooms.start());
+    t = rooms.t;
   });
   afterAll(() => t.close());
 

@@ -1,5 +1,5 @@
 import type { SeededUser } from '../helpers/seed';
-import type { TestApp } from '../helpers/test-app';
+import { startTestApp, type TestApp } from '../helpers/test-app';
 
 /*
  * What the rooms tests share: making resources as an admin, meetings that book them, and the
@@ -49,6 +49,15 @@ export class Rooms {
     const admin = await t.seed.user();
     await t.seed.update(admin, { roles: 'admin' as never });
     return new Rooms(t, admin);
+  }
+
+  /** A service of its own (with `env`), its admin, and three people who book. */
+  static async start(
+    env: Record<string, string> = {},
+  ): Promise<{ rooms: Rooms; people: [SeededUser, SeededUser, SeededUser] }> {
+    const t = await startTestApp(env);
+    const rooms = await Rooms.of(t);
+    return { rooms, people: (await t.seed.users(3)) as [SeededUser, SeededUser, SeededUser] };
   }
 
   async room(fields: RoomFields): Promise<Room> {

@@ -44,15 +44,21 @@ export interface SeedSummary {
   accountToken: string;
 }
 
-/** The tables of the entities, read from their declarations (the migrations table is none). */
+/**
+ * The tables of the entities, read from their declarations, and those the modules keep without
+ * one (rooms' bookings refer to meetings); the migrations table is none.
+ */
 function entityTables(): string[] {
   const names = new Set(dataModel.entities.map((entity) => entity.name));
-  return Object.values(MetadataStorage.getMetadata())
-    .filter((meta) => names.has(meta.className) && meta.tableName)
-    .map((meta) => meta.tableName);
+  return [
+    ...Object.values(MetadataStorage.getMetadata())
+      .filter((meta) => names.has(meta.className) && meta.tableName)
+      .map((meta) => meta.tableName),
+    ...dataModel.unmappedTables,
+  ];
 }
 
-/** Empties the entities' tables (the migrations table stays). */
+/** Empties the entities' tables and the modules' own (the migrations table stays). */
 export async function truncateTables(pool: Pool): Promise<void> {
   // One statement for all: truncation fires no row triggers, so the search counters go too.
   await pool.query(
