@@ -103,7 +103,7 @@ export const resourceCapabilities: Capability[] = [
     },
     graphqlCall: async (s) => ({
       query: `mutation ($input: UpdateResourceInput!) { updateResource(input: $input) { resource { id capacity } } }`,
-      variables: { input: { id: await caseRoom(s), capacity: 9 } },
+      variables: { input: { resourceId: await caseRoom(s), capacity: 9 } },
     }),
     outcomes: adminsOnly(
       allowed(200, async ({ root, scene }) =>
@@ -121,7 +121,7 @@ export const resourceCapabilities: Capability[] = [
     },
     graphqlCall: async (s) => ({
       query: `mutation ($input: DeleteResourceInput!) { deleteResource(input: $input) { resource { id } } }`,
-      variables: { input: { id: await caseRoom(s) } },
+      variables: { input: { resourceId: await caseRoom(s) } },
     }),
     outcomes: adminsOnly(
       allowed(200, async ({ root, scene }) =>

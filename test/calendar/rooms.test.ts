@@ -56,7 +56,11 @@ describe('rooms in calendar documents', () => {
     const feed = await calendar.createFeed(ada);
     const before = await calendar.readFeed(feed.url);
     expect(roomsOf(before.text).join()).toContain('Old room name');
-    await t.gql.data(RENAME, { input: { id: room.id, name: 'New room name' } }, rooms.admin.token);
+    await t.gql.data(
+      RENAME,
+      { input: { resourceId: room.id, name: 'New room name' } },
+      rooms.admin.token,
+    );
     const after = await calendar.readFeed(feed.url);
     expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
     expect(roomsOf(after.text).join()).toContain('New room name');

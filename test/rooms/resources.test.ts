@@ -81,8 +81,8 @@ describe('rooms and other resources', () => {
     });
     const room = await rooms.room({ name: 'Kept room', capacity: 3 });
     for (const [query, input] of [
-      [UPDATE, { id: room.id, name: 'Taken over' }],
-      [DELETE, { id: room.id }],
+      [UPDATE, { resourceId: room.id, name: 'Taken over' }],
+      [DELETE, { resourceId: room.id }],
     ] as const) {
       expect((await t.gql.error(query, { input }, ada.token)).extensions).toMatchObject({
         code: 'FORBIDDEN',
@@ -122,7 +122,7 @@ describe('rooms and other resources', () => {
     const room = await rooms.room({ name: 'Old name', capacity: 5, building: 'East' });
     const updated = await t.gql.data<{ updateResource: { resource: Room } }>(
       UPDATE,
-      { input: { id: room.id, name: 'New name', building: null, features: ['tv'] } },
+      { input: { resourceId: room.id, name: 'New name', building: null, features: ['tv'] } },
       rooms.admin.token,
     );
     expect(updated.updateResource.resource).toEqual({
@@ -131,8 +131,8 @@ describe('rooms and other resources', () => {
       building: null,
       features: ['tv'],
     });
-    await t.gql.data(DELETE, { input: { id: room.id } }, rooms.admin.token);
-    const gone = await t.gql.error(DELETE, { input: { id: room.id } }, rooms.admin.token);
+    await t.gql.data(DELETE, { input: { resourceId: room.id } }, rooms.admin.token);
+    const gone = await t.gql.error(DELETE, { input: { resourceId: room.id } }, rooms.admin.token);
     expect(gone.extensions).toMatchObject({ code: 'NOT_FOUND', reason: 'RESOURCE_NOT_FOUND' });
   });
 

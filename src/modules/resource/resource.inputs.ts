@@ -114,12 +114,13 @@ export const RESOURCE_FIELDS = Object.keys(STORED_AS) as ResourceField[];
 
 @ArgsType()
 export class ResourceIdArgs {
+  // Named for what it names, as every input's reference is (an input never takes a bare `id`).
   @Field(() => GraphQLUUID, { description: 'Id of the resource.' })
-  id!: string;
+  resourceId!: string;
 }
 
 /** Names the resource a mutation acts on. */
-const ResourceRef = PickInput(ResourceIdArgs, ['id']);
+const ResourceRef = PickInput(ResourceIdArgs, ['resourceId']);
 
 @InputType({
   description:

@@ -65,6 +65,6 @@ export class ResourceResolver {
     @Viewer() viewer: UserRecord,
     @Ctx() ctx: Context,
   ): Promise<DeleteResourcePayload> {
-    return { resource: await ctx.services.resources.remove(viewer, input.id) };
+    return { resource: await ctx.services.resources.remove(viewer, input.resourceId) };
   }
 }

@@ -45,7 +45,7 @@ export class ResourceService {
 
   async update(viewer: UserRecord, input: UpdateResourceInput): Promise<ResourceRecord> {
     requireAdmin(viewer);
-    return this.stores.resources.update(input.id, stored(input));
+    return this.stores.resources.update(input.resourceId, stored(input));
   }
 
   async remove(viewer: UserRecord, id: string): Promise<ResourceRecord> {
