@@ -181,4 +181,37 @@ describe('booking rooms with meetings', () => {
     ]);
     expect(created.errors?.[0]?.extensions).toMatchObject({ reason: 'RESOURCE_NOT_FOUND' });
   });
+
+  it('frees the room once every guest has declined (the meeting is cancelled)', async () => {
+    const room = await rooms.room({ name: 'Declined room', capacity: 4 });
+    const at = later(40, 9);
+    const meeting = await rooms.meetingId(ada, ben, { startTime: at }, [room.id]);
+    await t.gql.data(
+      'mutation ($id: UUID!) { declineMeeting(input: { meetingId: $id }) { meeting { status } } }',
+      { id: meeting },
+      ben.token,
+    );
+    expect((await rooms.meeting(cy, ben, { startTime: at }, [room.id])).errors).toBeUndefined();
+  });
+
+  it('reads the rooms of a page of meetings in one statement, however many meetings', async () => {
+    const owner = await t.seed.user();
+    const room = await rooms.room({ name: 'Batched room', capacity: 4 });
+    const page = `query { meetings(first: 20) { nodes { id resources { id name } } } }`;
+    const statements = async (): Promise<number> =>
+      t.countQueries(async () => {
+        const data = await t.gql.data<{ meetings: { nodes: Array<{ resources: unknown[] }> } }>(
+          page,
+          {},
+          owner.token,
+        );
+        expect(data.meetings.nodes.every((meeting) => meeting.resources.length === 1)).toBe(true);
+      });
+    await rooms.meetingId(owner, ben, { startTime: later(50, 9) }, [room.id]);
+    const one = await statements();
+    for (const day of [51, 52, 53, 54]) {
+      await rooms.meetingId(owner, ben, { startTime: later(day, 9) }, [room.id]);
+    }
+    expect(await statements()).toBe(one);
+  });
 });
