@@ -38,9 +38,8 @@ export class ResourceService {
 
   async create(viewer: UserRecord, input: CreateResourceInput): Promise<ResourceRecord> {
     requireAdmin(viewer);
-    return this.stores.resources.create({
-      ...stored({ ...input, features: input.features ?? [] }),
-    } as ResourceFields);
+    // The input requires name and capacity; the rest take the entity's defaults when left out.
+    return this.stores.resources.create(stored(input) as ResourceFields);
   }
 
   async update(viewer: UserRecord, input: UpdateResourceInput): Promise<ResourceRecord> {
