@@ -214,4 +214,25 @@ describe('booking rooms with meetings', () => {
     }
     expect(await statements()).toBe(one);
   });
+
+  it("books a series' occurrences at their wall-clock time across a daylight-saving change", async () => {
+    const room = await rooms.room({ name: 'Berlin room', capacity: 4 });
+    // Mondays at 09:00 in Berlin: 08:00 UTC before 28 March 2027, 07:00 UTC after.
+    await rooms.meetingId(
+      ada,
+      ben,
+      {
+        startTime: '2027-03-22T08:00:00.000Z',
+        timeZone: 'Europe/Berlin',
+        recurrence: 'FREQ=WEEKLY;COUNT=3',
+      },
+      [room.id],
+    );
+    const at = (startTime: string) =>
+      rooms.meeting(cy, ben, { startTime, durationMinutes: 30 }, [room.id]);
+    expect((await at('2027-03-29T07:30:00.000Z')).errors?.[0]?.extensions).toEqual(
+      busy(room.id, '2027-03-29T07:30:00.000Z'),
+    );
+    expect((await at('2027-03-29T08:00:00.000Z')).errors).toBeUndefined();
+  });
 });
