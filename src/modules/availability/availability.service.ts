@@ -23,26 +23,13 @@ import {
   type FreeBusyArgs,
   type SuggestMeetingTimesInput,
 } from './availability.inputs';
-import { type RoomTime, type Suggestion, suggestSlots } from './suggestions';
-import {
-  BusyKind,
-  blockingSpans,
-  cut,
-  flattenKinds,
-  type KindSpan,
-  spansByUser,
-} from './busy-time';
+import { type Suggestion, suggestSlots } from './suggestions';
+import { resourceEntry, roomsFor } from './resource-time';
+import { BusyKind, blockingSpans, type FreeBusy, flattenKinds, spansByUser } from './busy-time';
 import { minutesOf, workingSpans } from './working-time';
 import type { StoreSet } from '../../platform/composition/context';
 import type { AvailabilityStore } from './availability.store';
-import {
-  type BookingStore,
-  RESOURCE_LIMITS,
-  type ResourceFilter,
-  resourceNotFound,
-  type ResourceRecord,
-  type ResourceTime,
-} from '../resource';
+import type { BookingStore, ResourceRecord } from '../resource';
 
 /** The stores availability works with. */
 export type AvailabilityStores = StoreSet<{
@@ -53,39 +40,7 @@ type Stores = AvailabilityStores;
 export type AvailabilityLoaders = UserLoaders & MeetingLoaders & OccurrenceLoaders;
 type Loaders = AvailabilityLoaders;
 
-/**
- * One user's busy time and working hours (conflicts: none); null when they keep their
- * availability to themselves.
- */
-export interface FreeBusy {
-  userId: string | null;
-  /** A resource's entry (userId null): its bookings, and its working hours (null: any time). */
-  resourceId: string | null;
-  busy: KindSpan[] | null;
-  workingHours: TimeSpan[] | null;
-}
-
-/** A resource's entry of free/busy: its bookings cut to the window, and its working hours. */
-function resourceEntry(found: readonly ResourceTime[], id: string, window: TimeSpan): FreeBusy {
-  const time = found.find((entry) => entry.resource.id === id);
-  if (!time) {
-    throw resourceNotFound();
-  }
-  const { resource } = time;
-  return {
-    userId: null,
-    resourceId: id,
-    busy: time.busy
-      .slice(0, AVAILABILITY_LIMITS.rangesPerUser)
-      .map((span) => ({ ...cut(span, window), kind: BusyKind.BUSY })),
-    workingHours: resource.workingHours
-      ? workingSpans(resource.timeZone, resource.workingHours, window).slice(
-          0,
-          AVAILABILITY_LIMITS.rangesPerUser,
-        )
-      : null,
-  };
-}
+export type { FreeBusy } from './busy-time';
 
 /** The users asked about whose availability the viewer may see, by id. */
 type Shown = Map<string, UserRecord>;
@@ -169,7 +124,7 @@ export class AvailabilityService {
     const window = { start: input.from, end: input.to };
     const [time, rooms] = await Promise.all([
       this.stores.availability.busyTime([...shown.keys()], [window]),
-      input.room ? this.rooms(input.room, attendees.length, window) : null,
+      input.room ? roomsFor(this.stores.bookings, input.room, attendees.length, window) : null,
     ]);
     const busy = spansByUser(time, [window]);
     const percentage = input.minimumAttendeePercentage ?? 100;
@@ -205,31 +160,6 @@ export class AvailabilityService {
       }),
       rooms,
     );
-  }
-
-  /**
-   * The rooms a suggestion may take, smallest first: those the filter takes that hold
-   * `attendees` (and its minCapacity), with their bookings and working hours in the window.
-   */
-  private async rooms(
-    filter: ResourceFilter,
-    attendees: number,
-    window: TimeSpan,
-  ): Promise<RoomTime<ResourceRecord>[]> {
-    const capacity = Math.max(attendees, filter.minCapacity ?? 1);
-    const found = await this.stores.bookings.fitting(
-      filter,
-      capacity,
-      window,
-      RESOURCE_LIMITS.roomsWeighed,
-    );
-    return found.map(({ resource, busy }) => ({
-      room: resource,
-      busy,
-      working: resource.workingHours
-        ? workingSpans(resource.timeZone, resource.workingHours, window)
-        : null,
-    }));
   }
 
   /**
