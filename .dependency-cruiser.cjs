@@ -13,15 +13,16 @@ const PLATFORM = '^src/platform/';
 /** Which modules each module may import from (any other is out of its room). */
 const MODULE_FOUNDATIONS = {
   user: [],
+  resource: ['user'],
   follow: ['user'],
-  meeting: ['user'],
+  meeting: ['user', 'resource'],
   auth: ['user'],
   'meeting-events': ['user', 'meeting'],
-  node: ['user', 'meeting', 'follow'],
-  availability: ['user', 'meeting'],
-  calendar: ['user', 'meeting'],
+  node: ['user', 'meeting', 'follow', 'resource'],
+  availability: ['user', 'meeting', 'resource'],
+  calendar: ['user', 'meeting', 'resource'],
   webhook: ['user', 'meeting', 'meeting-events'],
-  mail: ['user', 'meeting', 'meeting-events', 'calendar'],
+  mail: ['user', 'meeting', 'meeting-events', 'calendar', 'resource'],
 };
 
 /** Which platform folders each platform folder may import from. */

@@ -6,6 +6,7 @@ import { DEFAULT_MAX_PARTICIPANTS_PER_MEETING } from './modules/meeting/meeting.
 import { WEBHOOK_LIMITS } from './modules/webhook/webhook.limits';
 import { retrySchedule, secretKey } from './modules/webhook/webhook.settings';
 import { MAIL_ENV, type MailConfig, mailConfigOf } from './modules/mail/mail.settings';
+import { bookingHorizonDays } from './modules/resource/resource.settings';
 
 export const DEFAULT_JWT_SECRET = 'dev-only-signing-secret-change-me';
 
@@ -115,6 +116,7 @@ const schema = z
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean.default(false),
     WEBHOOK_SECRET_KEY: secretKey.optional(),
     ADMIN_EMAILS: z.string().default(''),
+    RESOURCE_BOOKING_HORIZON_DAYS: bookingHorizonDays,
     ...MAIL_ENV,
   })
   .superRefine((env, ctx) => {
@@ -254,6 +256,11 @@ export interface Config {
   /** ADMIN_EMAILS: accounts with these (lower-cased) addresses become admins when they sign in. */
   adminEmails: readonly string[];
   /**
+   * How many days ahead a series' occurrences book its rooms and resources (later ones are booked
+   * as time passes); one-off meetings book their time whenever it is.
+   */
+  resourceBookingHorizonDays: number;
+  /**
    * Webhooks: the waits (seconds) before each retry of a failed event, the failed events in a row
    * that disable an endpoint, whether private, loopback and link-local targets are allowed, and
    * the key their signing secrets are sealed with (null: derived from the JWT key material).
@@ -373,6 +380,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     adminEmails: env.ADMIN_EMAILS.split(',')
       .map((email) => email.trim().toLowerCase())
       .filter(Boolean),
+    resourceBookingHorizonDays: env.RESOURCE_BOOKING_HORIZON_DAYS,
     webhooks: {
       retrySchedule: env.WEBHOOK_RETRY_SCHEDULE ?? WEBHOOK_LIMITS.retrySchedule,
       disableAfter: env.WEBHOOK_DISABLE_AFTER,

@@ -18,6 +18,7 @@ export type ScenarioKey =
   | 'my-meetings'
   | 'writes'
   | 'suggest-times'
+  | 'suggest-times-room'
   | 'calendar-feed'
   | 'calendar-feed-304'
   | 'webhook-deliveries'
@@ -98,6 +99,16 @@ export const SCENARIOS: readonly ScenarioInfo[] = [
       'its answer checked against the one its planned meetings make',
   },
   {
+    key: 'suggest-times-room',
+    title: '8b. GraphQL suggestMeetingTimes with a room',
+    what:
+      'the same request asking for a room (room: { minCapacity: 8 }) among 30 of 4 to 33 seats, ' +
+      'each suggestion with the smallest free one that holds the 10 attendees',
+    noBaseline:
+      'as suggestMeetingTimes: its answer checked against the plan, each slot with the room it ' +
+      'must get',
+  },
+  {
     key: 'calendar-feed',
     title: '9. Calendar feed (200 meetings)',
     what:
@@ -168,6 +179,9 @@ export const GRAPHQL_MY_MEETINGS = `query BenchMyMeetings($limit: Int) { myMeeti
 export const GRAPHQL_SUGGEST_TIMES =
   'query BenchSuggestTimes($input: SuggestMeetingTimesInput!) { suggestMeetingTimes(input: $input) ' +
   '{ startTime endTime availableUserIds unavailableUserIds } }';
+export const GRAPHQL_SUGGEST_TIMES_ROOM =
+  'query BenchSuggestTimesRoom($input: SuggestMeetingTimesInput!) { suggestMeetingTimes(input: $input) ' +
+  '{ startTime endTime availableUserIds unavailableUserIds room { name capacity } } }';
 
 /** Access tokens of the callers (issued by the service's login). */
 export interface Callers {
@@ -256,6 +270,15 @@ export function readRequests(
       return [
         graphql(suggest.token, 'BenchSuggestTimes', GRAPHQL_SUGGEST_TIMES, {
           input: suggest.input,
+        }),
+      ];
+    case 'suggest-times-room':
+      if (!suggest?.room) {
+        throw new Error('suggest-times-room: its rooms were not made (run/suggest-setup.ts)');
+      }
+      return [
+        graphql(suggest.token, 'BenchSuggestTimesRoom', GRAPHQL_SUGGEST_TIMES_ROOM, {
+          input: { ...suggest.input, room: suggest.room.filter },
         }),
       ];
     case 'calendar-feed':

@@ -297,6 +297,29 @@ export interface SuggestTimes {
   expected: ExpectedSlot[];
   /** The data's shape, for the report. */
   summary: string;
+  /** suggest-times-room: the room filter asked with, and the room every suggestion must get. */
+  room: { filter: { minCapacity: number }; expected: string } | null;
+}
+
+/** The rooms suggest-times-room weighs: 30 of them, 4 to 33 seats, none booked. */
+export const BENCH_ROOMS = Array.from({ length: 30 }, (_, i) => ({
+  name: `Bench room ${String(4 + i).padStart(2, '0')}`,
+  capacity: 4 + i,
+}));
+
+/** What suggest-times-room asks for; every slot gets the smallest room holding all 10. */
+export const ROOM_FILTER = { minCapacity: 8 } as const;
+
+/** How an answer's rooms differ from the one every slot must get. */
+export function roomProblems(body: string, expected: string): string[] {
+  const parsed = JSON.parse(body) as {
+    data?: { suggestMeetingTimes?: Array<{ room: { name: string } | null }> };
+  };
+  return (parsed.data?.suggestMeetingTimes ?? []).flatMap((slot, i) =>
+    slot.room?.name === expected
+      ? []
+      : [`suggestion ${i + 1}: room ${slot.room?.name ?? 'none'}, the plan says ${expected}`],
+  );
 }
 
 interface AnsweredSlot {

@@ -10,7 +10,7 @@ import {
   readRequests,
   type ScenarioKey,
 } from '../lib/scenarios';
-import { suggestionProblems } from '../lib/suggest-plan';
+import { roomProblems, suggestionProblems } from '../lib/suggest-plan';
 import { feedAnswerProblems, taggedBy } from './calendar-setup';
 import type { BenchContext } from './prepare';
 
@@ -162,6 +162,12 @@ function aloneProblems(key: ScenarioKey, ctx: BenchContext, answer: Answer): str
   }
   if (key === 'suggest-times' && ctx.suggest) {
     return suggestionProblems(answer.body, ctx.suggest.expected);
+  }
+  if (key === 'suggest-times-room' && ctx.suggest?.room) {
+    return [
+      ...suggestionProblems(answer.body, ctx.suggest.expected),
+      ...roomProblems(answer.body, ctx.suggest.room.expected),
+    ];
   }
   return [`no check of its answer (${key} has no baseline)`];
 }

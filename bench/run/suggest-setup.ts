@@ -4,12 +4,14 @@ import { signAccessToken } from '../lib/jwt';
 import type { Server } from '../lib/processes';
 import type { ScenarioKey } from '../lib/scenarios';
 import {
+  BENCH_ROOMS,
   expectedBusy,
   expectedSuggestions,
   instantOf,
   minutesOf,
   type PlannedMeeting,
   planMeetings,
+  ROOM_FILTER,
   type Span,
   SUGGEST,
   type SuggestTimes,
@@ -27,14 +29,54 @@ import { KEYS, TOKENS } from './targets';
 
 const ACCOUNTS = TEAM.map((member) => member.account);
 
-/** Removes the team's meetings (their participants and occurrence changes go with them). */
+/**
+ * Removes the team's meetings (their participants, occurrence changes and bookings go with them)
+ * and suggest-times-room's rooms (on a database whose service has rooms at all).
+ */
 export async function cleanupSuggestTimes(dbUrl: string): Promise<void> {
   await withClient(dbUrl, async (client) => {
     await client.query(
       `delete from "meetings" where "owner_id" in (select "id" from "users" where "account" = any($1))`,
       [ACCOUNTS],
     );
+    await client.query(
+      `do $$ begin if to_regclass('resources') is not null then ` +
+        `delete from "resources" where "name" like 'Bench room %'; end if; end $$`,
+    );
   });
+}
+
+const CREATE_ROOM =
+  'mutation ($input: CreateResourceInput!) { createResource(input: $input) { resource { id } } }';
+
+/**
+ * suggest-times-room's rooms (BENCH_ROOMS), made by the team's lead, who is made an admin for it;
+ * answers the filter asked with and the room every suggestion must get: the smallest that holds
+ * the whole team.
+ */
+async function makeRooms(
+  ctx: BenchContext,
+  service: Server,
+  lead: { id: string; token: string },
+): Promise<NonNullable<SuggestTimes['room']>> {
+  await withClient(ctx.dbUrl, (client) =>
+    client.query(`update "users" set "roles" = 'admin' where "id" = $1`, [lead.id]),
+  );
+  for (const room of BENCH_ROOMS) {
+    await graphqlData(
+      service.url,
+      lead.token,
+      CREATE_ROOM,
+      { input: room },
+      'suggest-times-room setup',
+    );
+  }
+  const fits = Math.max(TEAM.length, ROOM_FILTER.minCapacity);
+  const smallest = BENCH_ROOMS.find((room) => room.capacity >= fits);
+  if (!smallest) {
+    throw new Error('suggest-times-room: no bench room holds the team');
+  }
+  return { filter: ROOM_FILTER, expected: smallest.name };
 }
 
 const FREE_BUSY =
@@ -94,7 +136,11 @@ const range = (values: readonly number[]): string =>
  * free/busy of the team is what the plan makes of it, and answers the scenario's request with
  * the suggestions it must get. Meetings of an earlier run are removed first.
  */
-export async function setUpSuggestTimes(ctx: BenchContext, service: Server): Promise<SuggestTimes> {
+export async function setUpSuggestTimes(
+  ctx: BenchContext,
+  service: Server,
+  withRooms: boolean,
+): Promise<SuggestTimes> {
   const ids = await benchUsers(ctx.dbUrl, TEAM);
   await cleanupSuggestTimes(ctx.dbUrl);
   const api = meetingApi(service, 'suggest-times setup');
@@ -161,6 +207,7 @@ export async function setUpSuggestTimes(ctx: BenchContext, service: Server): Pro
     },
     expected: expectedSuggestions(expected.busy, ids, window),
     summary,
+    room: withRooms ? await makeRooms(ctx, service, lead) : null,
   };
 }
 
@@ -170,4 +217,6 @@ export const suggestTimesFor = (
   ctx: BenchContext,
   service: Server,
 ): Promise<SuggestTimes | null> =>
-  scenarios.includes('suggest-times') ? setUpSuggestTimes(ctx, service) : Promise.resolve(null);
+  scenarios.includes('suggest-times') || scenarios.includes('suggest-times-room')
+    ? setUpSuggestTimes(ctx, service, scenarios.includes('suggest-times-room'))
+    : Promise.resolve(null);

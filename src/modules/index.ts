@@ -8,6 +8,7 @@ import { meetingEventsModule } from './meeting-events';
 import { calendarModule } from './calendar';
 import { webhookModule } from './webhook';
 import { mailModule } from './mail';
+import { resourceModule } from './resource';
 
 /**
  * Every module of the service: the app assembles the schema, the data model, the context and
@@ -26,4 +27,5 @@ export const modules = [
   calendarModule,
   webhookModule,
   mailModule,
+  resourceModule,
 ] as const;

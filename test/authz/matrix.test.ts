@@ -61,6 +61,7 @@ import { sessionCapabilities } from './matrix-session-rows';
 import { webhookCapabilities } from './matrix-webhook-rows';
 import { awayCapabilities } from './matrix-away-rows';
 import { mailCapabilities } from './matrix-mail-rows';
+import { resourceCapabilities } from './matrix-resource-rows';
 import {
   eventCapabilities,
   performSubscription,
@@ -551,6 +552,7 @@ const capabilities: Capability[] = [
   ...nodeCapabilities,
   ...webhookCapabilities,
   ...awayCapabilities,
+  ...resourceCapabilities,
   ...mailCapabilities,
 ];
 
@@ -861,6 +863,7 @@ describe('nested reachability of a hidden meeting', () => {
   let hidden: SeededMeeting;
   let hiddenParticipantIds: string[];
   let shared: SeededMeeting;
+  let probeRoom: string;
   const hiddenTitle = `Hidden summit ${Math.random().toString(36).slice(2, 8)}`;
 
   beforeAll(async () => {
@@ -868,6 +871,13 @@ describe('nested reachability of a hidden meeting', () => {
     const { stranger, owner, participant } = world.users;
     hidden = await world.t.seed.meeting(owner).titled(hiddenTitle).inviting(participant).create();
     hiddenParticipantIds = (await meetingState(world.t, hidden.id)).participants.map((p) => p.id);
+    probeRoom = (
+      await world.t.gql.data<{ createResource: { resource: { id: string } } }>(
+        'mutation { createResource(input: { name: "Probe room", capacity: 4 }) { resource { id } } }',
+        {},
+        world.users.admin.token,
+      )
+    ).createResource.resource.id;
     // Everything the stranger may legitimately reach shares users with the hidden meeting.
     shared = await world.t.seed
       .meeting(owner)
@@ -899,6 +909,7 @@ describe('nested reachability of a hidden meeting', () => {
     const roots = [...new Set(nestedPaths.map((p) => `${p.operation} ${p.hops[0]?.field.name}`))];
     expect(roots.sort()).toEqual([
       'mutation addParticipant',
+      'mutation addResource',
       'mutation approveMeeting',
       'mutation cancelMeeting',
       'mutation cancelOccurrence',
@@ -908,6 +919,7 @@ describe('nested reachability of a hidden meeting', () => {
       'mutation leaveMeeting',
       'mutation moveOccurrence',
       'mutation removeParticipant',
+      'mutation removeResource',
       'mutation rescheduleMeeting',
       'mutation updateMeeting',
       'query invitations',
@@ -928,6 +940,7 @@ describe('nested reachability of a hidden meeting', () => {
       .map((type) => type.name);
     expect(holders.sort()).toEqual([
       'AddParticipantPayload',
+      'AddResourcePayload',
       'ApproveMeetingPayload',
       'CancelMeetingPayload',
       'CancelOccurrencePayload',
@@ -947,6 +960,7 @@ describe('nested reachability of a hidden meeting', () => {
       'ParticipantEdge',
       'Query',
       'RemoveParticipantPayload',
+      'RemoveResourcePayload',
       'RescheduleMeetingPayload',
       'Subscription',
       'UpdateMeetingPayload',
@@ -978,6 +992,8 @@ describe('nested reachability of a hidden meeting', () => {
       participants: [{ userId: participant.id }],
       startTime: inHours(50),
       originalStartTime: inHours(24),
+      // A room that exists: the meeting, not the room, is what the stranger must not find.
+      resourceId: probeRoom,
     };
     if (name in values) {
       return values[name];

@@ -15,6 +15,7 @@ import { DEFAULT_TIME_ZONE } from '../../platform/shared/time-zone';
 import { IsInstant, IsTimeZone } from '../../platform/shared/validation';
 import { InputArgs, MEETING_LIMITS } from '../meeting';
 import { TIME_OF_DAY, Weekday, WORKING_HOURS_LIMITS } from '../user';
+import { RESOURCE_LIMITS, ResourceFilterInput } from '../resource';
 
 /** The bounds of availability questions. */
 export const AVAILABILITY_LIMITS = {
@@ -34,10 +35,21 @@ const DURATION = MEETING_LIMITS.durationMinutes;
 
 @ArgsType()
 export class FreeBusyArgs {
-  @Field(() => [GraphQLUUID], { description: 'The users, at most 50.' })
-  @ArrayMinSize(1)
+  @Field(() => [GraphQLUUID], {
+    description: 'The users, at most 50 (none: the resources only, then at least one of them).',
+  })
   @ArrayMaxSize(AVAILABILITY_LIMITS.users)
   userIds!: string[];
+
+  @Field(() => [GraphQLUUID], {
+    nullable: true,
+    description:
+      `Rooms and other resources, at most ${RESOURCE_LIMITS.freeBusy}: each answers an entry ` +
+      'after the users’, with resourceId and its booked time (else RESOURCE_NOT_FOUND).',
+  })
+  @IsOptional()
+  @ArrayMaxSize(RESOURCE_LIMITS.freeBusy)
+  resourceIds?: string[] | null;
 
   @Field(() => GraphQLDateTime, { description: 'From this time.' })
   @IsInstant()
@@ -149,6 +161,17 @@ export class SuggestMeetingTimesInput {
   @Min(1)
   @Max(AVAILABILITY_LIMITS.first.max)
   first?: number | null;
+
+  @Field(() => ResourceFilterInput, {
+    nullable: true,
+    description:
+      'Asks for a room with each suggestion: one the filter takes that holds every attendee ' +
+      '(and minCapacity), free for the whole slot and within its working hours; the smallest ' +
+      'that fits. A slot without such a room is not suggested.',
+  })
+  @IsOptional()
+  @ValidateNested()
+  room?: ResourceFilterInput | null;
 }
 
 @ArgsType()

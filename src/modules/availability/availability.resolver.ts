@@ -14,6 +14,7 @@ import { MaxItems } from '../../platform/graphql/node-limit';
 import { AVAILABILITY_LIMITS, FreeBusyArgs, SuggestMeetingTimesArgs } from './availability.inputs';
 import { type TimeRange, TimeSuggestion, UserFreeBusy } from './availability.types';
 import type { TimeSpan } from '../../platform/shared/time-zone';
+import { RESOURCE_LIMITS } from '../resource';
 
 /** A span as the schema shows it: instants as ISO 8601 text. */
 const range = (span: TimeSpan): TimeRange => ({
@@ -22,8 +23,9 @@ const range = (span: TimeSpan): TimeRange => ({
 });
 
 /** Busy time and working hours as the schema shows them. */
-const shown = ({ userId, busy, workingHours }: FreeBusy): UserFreeBusy => ({
+const shown = ({ userId, resourceId, busy, workingHours }: FreeBusy): UserFreeBusy => ({
   userId,
+  resourceId,
   busy: busy?.map((span) => ({ ...range(span), kind: span.kind })) ?? null,
   workingHours: workingHours?.map(range) ?? null,
 });
@@ -37,7 +39,7 @@ const CONFLICTS =
 @Resolver()
 export class AvailabilityResolver {
   @Authorized()
-  @MaxItems(AVAILABILITY_LIMITS.users)
+  @MaxItems(AVAILABILITY_LIMITS.users + RESOURCE_LIMITS.freeBusy)
   @Query(() => [UserFreeBusy], {
     description:
       'When each user (visible, else USER_NOT_FOUND; at most 50) is busy between from and to ' +
@@ -45,7 +47,10 @@ export class AvailabilityResolver {
       'invitations they have not answered (TENTATIVE), occurrences expanded and cancelled ones ' +
       'left out, and their time away (OUT_OF_OFFICE, FOCUS), cut to the window, merged and ' +
       'sorted; and when they work (their working hours as instants). Titles never show; a user ' +
-      'who does not share their availability answers busy: null, workingHours: null.',
+      'who does not share their availability answers busy: null, workingHours: null. Then ' +
+      `each resource asked about (resourceIds, at most ${RESOURCE_LIMITS.freeBusy}): its ` +
+      'bookings (BUSY) and its working hours (null: any time). Up to four statements, however ' +
+      'many users and resources.',
   })
   async freeBusy(
     @Args() args: FreeBusyArgs,
@@ -65,7 +70,8 @@ export class AvailabilityResolver {
       '(across daylight-saving changes); most attendees first, then earliest. Given ' +
       'workingHours, one window for all instead: those hours on the weekdays given, in ' +
       'timeZone, where free is enough. A user who does not share their availability counts as ' +
-      'free and within their hours.',
+      'free and within their hours. With room, each slot comes with a free room that fits ' +
+      '(see SuggestMeetingTimesInput.room); slots without one are left out.',
   })
   async suggestMeetingTimes(
     @Args() { input }: SuggestMeetingTimesArgs,
@@ -79,6 +85,7 @@ export class AvailabilityResolver {
       availableUserIds: slot.available,
       unavailableUserIds: slot.unavailable,
       attendees: slot.attendees,
+      room: slot.room,
     }));
   }
 }

@@ -24,26 +24,23 @@ import {
   type SuggestMeetingTimesInput,
 } from './availability.inputs';
 import { type Suggestion, suggestSlots } from './suggestions';
-import { BusyKind, blockingSpans, flattenKinds, type KindSpan, spansByUser } from './busy-time';
+import { resourceEntry, roomsFor } from './resource-time';
+import { BusyKind, blockingSpans, type FreeBusy, flattenKinds, spansByUser } from './busy-time';
 import { minutesOf, workingSpans } from './working-time';
 import type { StoreSet } from '../../platform/composition/context';
 import type { AvailabilityStore } from './availability.store';
+import type { BookingStore, ResourceRecord } from '../resource';
 
 /** The stores availability works with. */
-export type AvailabilityStores = StoreSet<{ availability: AvailabilityStore }>;
+export type AvailabilityStores = StoreSet<{
+  availability: AvailabilityStore;
+  bookings: BookingStore;
+}>;
 type Stores = AvailabilityStores;
 export type AvailabilityLoaders = UserLoaders & MeetingLoaders & OccurrenceLoaders;
 type Loaders = AvailabilityLoaders;
 
-/**
- * One user's busy time and working hours (conflicts: none); null when they keep their
- * availability to themselves.
- */
-export interface FreeBusy {
-  userId: string;
-  busy: KindSpan[] | null;
-  workingHours: TimeSpan[] | null;
-}
+export type { FreeBusy } from './busy-time';
 
 /** The users asked about whose availability the viewer may see, by id. */
 type Shown = Map<string, UserRecord>;
@@ -70,21 +67,30 @@ export class AvailabilityService {
     private readonly loaders: Loaders,
   ) {}
 
-  /** When each user is busy, and works, between from and to (ranges cut to the window). */
+  /**
+   * When each user is busy, and works, between from and to (ranges cut to the window); then when
+   * each resource is booked, and may be used.
+   */
   async freeBusy(viewer: UserRecord, args: FreeBusyArgs): Promise<FreeBusy[]> {
     requireWindow(args.from, args.to, AVAILABILITY_LIMITS.windowDays);
     const ids = unique(args.userIds);
+    const resourceIds = unique(args.resourceIds ?? []);
+    if (ids.length + resourceIds.length === 0) {
+      throw ValidationFailedError.of('userIds', 'TOO_SHORT');
+    }
     const shown = await this.sharing(viewer, ids);
     const window = { start: args.from, end: args.to };
-    const time = await this.stores.availability.busyTime([...shown.keys()], [window], {
-      tentative: true,
-    });
+    const [time, resources] = await Promise.all([
+      this.stores.availability.busyTime([...shown.keys()], [window], { tentative: true }),
+      this.stores.bookings.timeOf(resourceIds, window),
+    ]);
     const busy = spansByUser(time, [window]);
     // What is shown is capped; suggestions and conflicts weigh all of it.
-    return ids.map((userId) => {
+    const users = ids.map((userId): FreeBusy => {
       const user = shown.get(userId);
       return {
         userId,
+        resourceId: null,
         busy: user
           ? flattenKinds(busy.get(userId) ?? []).slice(0, AVAILABILITY_LIMITS.rangesPerUser)
           : null,
@@ -93,10 +99,14 @@ export class AvailabilityService {
           : null,
       };
     });
+    return [...users, ...resourceIds.map((id) => resourceEntry(resources, id, window))];
   }
 
   /** The best times for the caller and the users to meet (see SuggestMeetingTimesInput). */
-  async suggest(viewer: UserRecord, input: SuggestMeetingTimesInput): Promise<Suggestion[]> {
+  async suggest(
+    viewer: UserRecord,
+    input: SuggestMeetingTimesInput,
+  ): Promise<Suggestion<ResourceRecord>[]> {
     requireWindow(input.from, input.to, AVAILABILITY_LIMITS.windowDays, 'input.to');
     const shared = input.workingHours
       ? {
@@ -112,9 +122,11 @@ export class AvailabilityService {
     const attendees = unique([viewer.id, ...input.userIds]);
     const shown = await this.sharing(viewer, attendees);
     const window = { start: input.from, end: input.to };
-    const busy = spansByUser(await this.stores.availability.busyTime([...shown.keys()], [window]), [
-      window,
+    const [time, rooms] = await Promise.all([
+      this.stores.availability.busyTime([...shown.keys()], [window]),
+      input.room ? roomsFor(this.stores.bookings, input.room, attendees.length, window) : null,
     ]);
+    const busy = spansByUser(time, [window]);
     const percentage = input.minimumAttendeePercentage ?? 100;
     // Most attendees keep the default week in a handful of zones: each week is placed once.
     const weeks = new Map<string, TimeSpan[]>();
@@ -146,6 +158,7 @@ export class AvailabilityService {
           working: user ? working(user) : null,
         };
       }),
+      rooms,
     );
   }
 
@@ -184,6 +197,7 @@ export class AvailabilityService {
                   busy: mergeSpans(ranges)
                     .slice(0, AVAILABILITY_LIMITS.rangesPerUser)
                     .map((span) => ({ ...span, kind: BusyKind.BUSY })),
+                  resourceId: null,
                   workingHours: null,
                 },
               ]

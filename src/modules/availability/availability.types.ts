@@ -3,6 +3,7 @@ import { GraphQLDateTime, GraphQLUUID } from '../../platform/shared/scalars';
 import { MaxItems } from '../../platform/graphql/node-limit';
 import { AVAILABILITY_LIMITS } from './availability.inputs';
 import { BusyKind } from './busy-time';
+import { Resource, type ResourceRecord } from '../resource';
 
 @ObjectType({ simpleResolvers: true, description: 'A span of time, [start, end).' })
 export class TimeRange {
@@ -24,10 +25,21 @@ export class BusyRange extends TimeRange {
   kind!: BusyKind;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'When one user is busy (never why) and works.' })
+@ObjectType({
+  simpleResolvers: true,
+  description:
+    'When one user is busy (never why) and works; or, with resourceId, when a room or other ' +
+    'resource is booked and may be used.',
+})
 export class UserFreeBusy {
-  @Field(() => GraphQLUUID)
-  userId!: string;
+  @Field(() => GraphQLUUID, { nullable: true, description: 'The user (null: a resource).' })
+  userId!: string | null;
+
+  @Field(() => GraphQLUUID, {
+    nullable: true,
+    description: 'The resource (null: a user): its busy ranges are its bookings (BUSY).',
+  })
+  resourceId!: string | null;
 
   @Field(() => [BusyRange], {
     nullable: true,
@@ -92,4 +104,10 @@ export class TimeSuggestion {
   })
   @MaxItems(AVAILABILITY_LIMITS.users + 1)
   attendees!: AttendeeFit[];
+
+  @Field(() => Resource, {
+    nullable: true,
+    description: 'A room free then that fits (when the input asked for one; else null).',
+  })
+  room!: ResourceRecord | null;
 }

@@ -23,6 +23,18 @@ export interface KindSpan extends TimeSpan {
   kind: BusyKind;
 }
 
+/**
+ * One user's busy time and working hours (conflicts: none); null when they keep their
+ * availability to themselves.
+ */
+export interface FreeBusy {
+  userId: string | null;
+  /** A resource's entry (userId null): its bookings, and its working hours (null: any time). */
+  resourceId: string | null;
+  busy: KindSpan[] | null;
+  workingHours: TimeSpan[] | null;
+}
+
 /** Where kinds overlap, the one shown: out of office, then meetings, focus, invitations. */
 const RANK: Record<BusyKind, number> = {
   [BusyKind.OUT_OF_OFFICE]: 4,
@@ -51,7 +63,8 @@ const heldIn = (meeting: BusyMeeting, series: Series, window: TimeSpan): Occurre
     series,
   ).filter((occurrence) => !occurrence.cancelled);
 
-const cut = (span: TimeSpan, window: TimeSpan): TimeSpan => ({
+/** A span cut to a window (which it overlaps). */
+export const cut = (span: TimeSpan, window: TimeSpan): TimeSpan => ({
   start: new Date(Math.max(span.start.getTime(), window.start.getTime())),
   end: new Date(Math.min(span.end.getTime(), window.end.getTime())),
 });

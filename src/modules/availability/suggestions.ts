@@ -52,11 +52,28 @@ export interface AttendeeFit {
   inWorkingHours: boolean;
 }
 
-export interface Suggestion extends TimeSpan {
+/** A room a suggestion may take: its bookings and its working hours in the window (sorted). */
+export interface RoomTime<R> {
+  room: R;
+  busy: readonly TimeSpan[];
+  /** null: it may be used at any time. */
+  working: readonly TimeSpan[] | null;
+}
+
+export interface Suggestion<R = never> extends TimeSpan {
   available: string[];
   unavailable: string[];
   attendees: AttendeeFit[];
+  /** A room free then (when rooms were asked for), else null. */
+  room: R | null;
 }
+
+/** The first of `rooms` free for all of [start, end) and within its working hours, or null. */
+const freeRoom = <R>(rooms: readonly RoomTime<R>[], start: number, end: number): R | null =>
+  rooms.find(
+    ({ busy, working }) =>
+      !anyDuring(busy, start, end) && (!working || within(working, start, end)),
+  )?.room ?? null;
 
 /**
  * The candidate starts: on each chosen weekday between from and to, every `stepMinutes` of wall
@@ -125,8 +142,13 @@ function* ownHoursSlots(
  * An attendee is available when free and, without a shared window, within their working hours;
  * one whose busy time or hours are not shown counts as free or within them.
  */
-export function suggestSlots(search: SlotSearch, attendees: readonly AttendeeTime[]): Suggestion[] {
-  const found: Array<Omit<Suggestion, 'attendees'>> = [];
+export function suggestSlots<R = never>(
+  search: SlotSearch,
+  attendees: readonly AttendeeTime[],
+  /** Rooms in the order they are offered (null: none asked for): a slot needs one free. */
+  rooms: readonly RoomTime<R>[] | null = null,
+): Suggestion<R>[] {
+  const found: Array<Omit<Suggestion<R>, 'attendees' | 'room'>> = [];
   const { shared } = search;
   const candidates = shared ? sharedSlots(search, shared) : ownHoursSlots(search, attendees);
   for (const slot of candidates) {
@@ -143,18 +165,28 @@ export function suggestSlots(search: SlotSearch, attendees: readonly AttendeeTim
       found.push({ ...slot, available, unavailable });
     }
   }
-  // How each slot suits each attendee, for the few slots answered only.
-  return found
-    .sort(
-      (a, b) => b.available.length - a.available.length || a.start.getTime() - b.start.getTime(),
-    )
-    .slice(0, search.first)
-    .map((slot) => ({
+  found.sort(
+    (a, b) => b.available.length - a.available.length || a.start.getTime() - b.start.getTime(),
+  );
+  // Rooms and how each slot suits each attendee, for the best slots only, until enough are found.
+  const best: Suggestion<R>[] = [];
+  for (const slot of found) {
+    if (best.length >= search.first) {
+      break;
+    }
+    const room = rooms ? freeRoom(rooms, slot.start.getTime(), slot.end.getTime()) : null;
+    if (rooms && room === null) {
+      continue;
+    }
+    best.push({
       ...slot,
+      room,
       attendees: attendees.map(({ userId, working }) => ({
         userId,
         available: slot.available.includes(userId),
         inWorkingHours: !working || within(working, slot.start.getTime(), slot.end.getTime()),
       })),
-    }));
+    });
+  }
+  return best;
 }

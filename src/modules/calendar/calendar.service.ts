@@ -10,6 +10,7 @@ import type {
   ParticipantRecord,
 } from '../meeting';
 import type { UserLoaders, UserRecord } from '../user';
+import type { ResourceLoaders, ResourceRecord } from '../resource';
 import { feedUrl } from './calendar.links';
 import type { CalendarFeedView } from './calendar.types';
 import { type CalendarEntry, icsDocument, type IcsDocument, renderingOf, weakTag } from './ics';
@@ -19,7 +20,10 @@ import type { CalendarStore } from './calendar.store';
 /** The stores calendar feeds work with. */
 export type CalendarStores = StoreSet<{ calendar: CalendarStore }>;
 type Stores = CalendarStores;
-export type CalendarLoaders = UserLoaders & MeetingLoaders & OccurrenceLoaders;
+export type CalendarLoaders = UserLoaders &
+  MeetingLoaders &
+  OccurrenceLoaders &
+  Pick<ResourceLoaders, 'resourcesByMeeting'>;
 type Loaders = CalendarLoaders;
 
 /**
@@ -113,7 +117,10 @@ export class CalendarService {
           since,
           FEED_LIMITS.meetings,
         );
-        const entries = await this.entries(latestFirst.reverse());
+        const entries = await this.entries(
+          latestFirst.meetings.reverse(),
+          latestFirst.bookingRooms,
+        );
         const user = await this.loaders.users.load(feed.userId);
         return icsDocument(entries, {
           name: user ? `Meetings of ${user.name}` : 'Meetings',
@@ -145,14 +152,23 @@ export class CalendarService {
 
   /**
    * The calendar entries of meetings: their participants with their users (one statement,
-   * unless the loaders hold them already) and a series' changed occurrences (one more).
+   * unless the loaders hold them already), a series' changed occurrences and the resources they
+   * book (one more each; the rooms only of those in `bookingRooms`, when it is known).
    */
-  private async entries(meetings: readonly MeetingRecord[]): Promise<CalendarEntry[]> {
+  private async entries(
+    meetings: readonly MeetingRecord[],
+    bookingRooms?: ReadonlySet<string>,
+  ): Promise<CalendarEntry[]> {
     const series = meetings.filter((meeting) => meeting.recurrence !== null).map((m) => m.id);
-    const [participants, edits] = await Promise.all([
-      this.loaders.participantsByMeeting.loadMany(meetings.map((meeting) => meeting.id)),
+    const ids = meetings.map((meeting) => meeting.id);
+    const withRooms = bookingRooms ? ids.filter((id) => bookingRooms.has(id)) : ids;
+    const [participants, edits, resources] = await Promise.all([
+      this.loaders.participantsByMeeting.loadMany(ids),
       this.loaders.occurrenceChanges.loadMany(series),
+      this.loaders.resourcesByMeeting.loadMany(withRooms),
     ]);
+    const roomsOf = new Map<string, ResourceRecord[]>();
+    loaded(resources).forEach((list, index) => roomsOf.set(withRooms[index] as string, list));
     const editsOf = new Map<string, OccurrenceChangeRecord[]>();
     loaded(edits).forEach((list, index) => editsOf.set(series[index] as string, list));
     const lists = loaded(participants);
@@ -174,6 +190,7 @@ export class CalendarService {
         return user ? [{ participant, user }] : [];
       }),
       edits: editsOf.get(meeting.id) ?? [],
+      resources: roomsOf.get(meeting.id) ?? [],
     }));
   }
 }

@@ -3,6 +3,7 @@ import { executeRows, readAll, selectRows } from '../../platform/sql/rows';
 import { insertOf, type ReadModel, readerOf, toReadModel } from '../../platform/sql/read-model';
 import { Meeting, type MeetingRecord } from '../meeting';
 import { User, visibleUserSql } from '../user';
+import { MEETING_RESOURCES, RESOURCES } from '../resource';
 import { CalendarFeed } from './calendar.entity';
 import { SHOWN_USER_FIELDS } from './ics';
 
@@ -37,7 +38,9 @@ const feedMeetings = (user: string, columns: string): string =>
   `and m."span" && tstzrange(?::timestamptz, null) ` +
   `order by m."start_time" desc, m."id" desc limit ?`;
 
-const FEED_MEETINGS = feedMeetings('?', meetings.select('m'));
+/** Whether a meeting books any room: only those have their rooms read (a feed's rarely do). */
+const BOOKS_ROOMS = `exists (select 1 from "${MEETING_RESOURCES}" mr where mr."meeting_id" = m."id") as "books_rooms"`;
+const FEED_MEETINGS = feedMeetings('?', `${meetings.select('m')}, ${BOOKS_ROOMS}`);
 
 /**
  * One text of the rows `from` reads: each row's 64-bit hash, by its type's own hash functions
@@ -60,7 +63,7 @@ const feedUser = `(select ${feeds.output('userId')} from "feed")`;
 /**
  * BY_SECRET with a fingerprint of everything the feed's document is made of, in one statement:
  * the whole rows of its meetings (as FEED_MEETINGS selects them, by the same `since` and limit),
- * of their participants and changed occurrences, and what the document shows of the users among
+ * of their participants, changed occurrences and rooms, and what the document shows of the users among
  * them, their owners and the feed's user. Any change of these, or a meeting entering or leaving
  * the window, changes it.
  */
@@ -73,6 +76,13 @@ const BY_SECRET_WITH_FINGERPRINT =
     rowHashes('s', 'from "shown" s'),
     rowHashes('a', 'from "attending" a'),
     rowHashes('c', 'from "shown" s join "meeting_occurrence_changes" c on c."meeting_id" = s."id"'),
+    // The rooms a meeting books show by name: a renamed one changes the documents too.
+    rowHashes(
+      'r',
+      `from "shown" s join "${MEETING_RESOURCES}" mr on mr."meeting_id" = s."id" join ${RESOURCES} r ` +
+        'on r."id" = mr."resource_id"',
+      '(r."id", r."name")',
+    ),
     rowHashes(
       'u',
       `from "users" u where u."id" in (select "user_id" from "attending" ` +
@@ -137,14 +147,29 @@ export class CalendarStore {
     return rows.length > 0;
   }
 
-  /** The meetings of a user's feed: see FEED_MEETINGS; at most `limit`. */
-  async meetingsOf(userId: string, since: Date, limit: number): Promise<MeetingRecord[]> {
+  /**
+   * The meetings of a user's feed (see FEED_MEETINGS; at most `limit`), and which of them book
+   * rooms or other resources.
+   */
+  async meetingsOf(
+    userId: string,
+    since: Date,
+    limit: number,
+  ): Promise<{ meetings: MeetingRecord[]; bookingRooms: Set<string> }> {
     const rows = await selectRows(this.em, FEED_MEETINGS, [
       userId,
       userId,
       since.toISOString(),
       limit,
     ]);
-    return readAll(meetings, rows);
+    const found = readAll(meetings, rows);
+    return {
+      meetings: found,
+      bookingRooms: new Set(
+        found
+          .filter((_, i) => [true, 't'].includes(rows[i]?.['books_rooms'] as string))
+          .map((m) => m.id),
+      ),
+    };
   }
 }

@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import ical, { ICalAttendeeStatus, type ICalEventData, ICalEventStatus } from 'ical-generator';
+import ical, {
+  type ICalAttendeeData,
+  ICalAttendeeRole,
+  ICalAttendeeStatus,
+  ICalAttendeeType,
+  type ICalEventData,
+  ICalEventStatus,
+} from 'ical-generator';
 import { localStamp, MINUTE_MS } from '../../platform/shared/time-zone';
 import {
   calendarRule,
@@ -10,6 +17,7 @@ import {
   ParticipantStatus,
 } from '../meeting';
 import type { UserRecord } from '../user';
+import type { ResourceRecord } from '../resource';
 import { vtimezone } from './vtimezone';
 import { ZonedTime } from './zoned-time';
 
@@ -33,6 +41,8 @@ export interface CalendarEntry {
   attendees: ReadonlyArray<{ participant: ParticipantRecord; user: UserRecord }>;
   /** A series' occurrences changed one by one. */
   edits: readonly OccurrenceChangeRecord[];
+  /** The rooms and other resources it books, in the order they were added. */
+  resources: readonly ResourceRecord[];
 }
 
 /** A calendar document, with what HTTP validates it by. */
@@ -139,13 +149,31 @@ function sharedFields(entry: CalendarEntry): Omit<ICalEventData, 'start'> {
     url: meeting.locationUrl,
     status: STATUS[meeting.status],
     organizer: owner ? { name: owner.name, email: owner.email } : null,
-    attendees: entry.attendees.map(({ participant, user }) => ({
-      name: user.name,
-      email: user.email,
-      status: PARTSTAT[participant.status],
-    })),
+    attendees: [
+      ...entry.attendees.map(({ participant, user }) => ({
+        name: user.name,
+        email: user.email,
+        status: PARTSTAT[participant.status],
+      })),
+      ...roomAttendees(entry),
+    ],
   };
 }
+
+/**
+ * The resources a meeting books, as attendees: ATTENDEE;CUTYPE=ROOM;CN=<name>, booked
+ * (ACCEPTED), taking no part (NON-PARTICIPANT). A resource has no mailbox; its address is a name
+ * of its own under `.invalid` (RFC 6761), which no message is ever sent to. LOCATION stays the
+ * meeting's place, which every meeting has (docs/availability.md#rooms).
+ */
+export const roomAttendees = (entry: CalendarEntry): ICalAttendeeData[] =>
+  entry.resources.map((resource) => ({
+    name: resource.name,
+    email: `resource-${resource.id}@resources.invalid`,
+    type: ICalAttendeeType.ROOM,
+    role: ICalAttendeeRole.NON,
+    status: ICalAttendeeStatus.ACCEPTED,
+  }));
 
 /** The VEVENTs of one meeting: itself (a series: with its rule), then its moved occurrences. */
 export function eventsOf(entry: CalendarEntry): ICalEventData[] {

@@ -6,7 +6,7 @@ import ical, {
 } from 'ical-generator';
 import type { UserRecord } from '../user';
 import { MINUTE_MS } from '../../platform/shared/time-zone';
-import { type CalendarEntry, eventsOf, PARTSTAT, PRODUCT, zoneYears } from './ics';
+import { type CalendarEntry, eventsOf, PARTSTAT, PRODUCT, roomAttendees, zoneYears } from './ics';
 import { vtimezone } from './vtimezone';
 import { ZonedTime } from './zoned-time';
 
@@ -43,12 +43,16 @@ function itipEvents(entry: CalendarEntry, options: ItipOptions): ICalEventData[]
   const shared = {
     stamp: options.now,
     organizer: owner ? { name: owner.name, email: options.organizerAddress ?? owner.email } : null,
-    attendees: attendees.map(({ user, status }) => ({
-      name: user.name,
-      email: user.email,
-      status,
-      rsvp,
-    })),
+    attendees: [
+      ...attendees.map(({ user, status }) => ({
+        name: user.name,
+        email: user.email,
+        status,
+        rsvp,
+      })),
+      // A reply speaks for its one attendee; the rooms are the organizer's to list.
+      ...(options.method === 'REPLY' ? [] : roomAttendees(entry)),
+    ],
   };
   if (options.occurrence) {
     const original = options.occurrence.getTime();

@@ -17,6 +17,10 @@ import {
   OccurrenceStore,
 } from './schedule/occurrence.store';
 import { Participant } from './participants/participant.entity';
+import type { BookingDeps, ResourceLoaders } from '../resource';
+import { MeetingResourcesResolver } from './resources/meeting-resources.resolver';
+import { MeetingResourcesService } from './resources/meeting-resources.service';
+import { startBookingHorizon } from './resources/booking-horizon.worker';
 import { ParticipantStore } from './participants/participant.store';
 
 export type { Context as MeetingContext, MeetingServices } from './meeting.context';
@@ -69,6 +73,9 @@ interface MeetingDeps {
   maxParticipantsPerMeeting: number;
 }
 
+/** What bookings of the meeting's resources need of the process (the resource module's). */
+type Deps = MeetingDeps & BookingDeps;
+
 /** Meetings: the meeting itself, its participants, its schedule and occurrences, its lifecycle. */
 export const meetingModule = defineModule({
   name: 'meeting',
@@ -78,6 +85,7 @@ export const meetingModule = defineModule({
     ParticipantResolver,
     MeetingLifecycleResolver,
     OccurrenceResolver,
+    MeetingResourcesResolver,
     MeetingConnection.resolver,
     ParticipantConnection.resolver,
   ],
@@ -92,10 +100,19 @@ export const meetingModule = defineModule({
     ...occurrenceLoaders(stores),
   }),
   services: {
-    meetings: (p: ServiceParts<MeetingStores, MeetingServiceLoaders, MeetingDeps>) =>
-      new MeetingService(p.stores, p.loaders, p.deps.maxParticipantsPerMeeting),
-    meetingLifecycle: (p: ServiceParts<MeetingStores, MeetingServiceLoaders & OccurrenceLoaders>) =>
-      new MeetingLifecycleService(p.stores, p.loaders),
+    meetings: (p: ServiceParts<MeetingStores, MeetingServiceLoaders, Deps>) =>
+      new MeetingService(
+        p.stores,
+        p.loaders,
+        p.deps.maxParticipantsPerMeeting,
+        p.deps.bookingHorizonDays,
+      ),
+    meetingLifecycle: (
+      p: ServiceParts<MeetingStores, MeetingServiceLoaders & OccurrenceLoaders, Deps>,
+    ) => new MeetingLifecycleService(p.stores, p.loaders, p.deps.bookingHorizonDays),
+    meetingResources: (
+      p: ServiceParts<MeetingStores, MeetingServiceLoaders & ResourceLoaders, Deps>,
+    ) => new MeetingResourcesService(p.stores, p.loaders, p.deps.bookingHorizonDays),
   },
   // Participants past the cap are refused: a meeting's participant lists hold at most that.
   listBounds: (config: MeetingDeps | null) => [
@@ -108,4 +125,5 @@ export const meetingModule = defineModule({
   deps: (setup: { config: MeetingDeps }): MeetingDeps => ({
     maxParticipantsPerMeeting: setup.config.maxParticipantsPerMeeting,
   }),
+  worker: startBookingHorizon,
 });

@@ -4,11 +4,13 @@ import type { MeetingLifecycleService } from './lifecycle/meeting-lifecycle.serv
 import type { MeetingService } from './meeting.service';
 import type { MeetingLoaders } from './meeting.store';
 import type { OccurrenceLoaders } from './schedule/occurrence.store';
+import type { MeetingResourcesService } from './resources/meeting-resources.service';
 
 /** The services of the meeting module. */
 export interface MeetingServices {
   meetings: MeetingService;
   meetingLifecycle: MeetingLifecycleService;
+  meetingResources: MeetingResourcesService;
 }
 
 /** An operation's context as the meeting module's resolvers read it. */

@@ -26,6 +26,7 @@ import {
 import { DEFAULT_TIME_ZONE, storedTimeZone } from '../../platform/shared/time-zone';
 import { IsRecurrence, normalRecurrence } from './schedule/recurrence.rules';
 import { ParticipantStatus } from './participants/participant.entity';
+import { RESOURCE_LIMITS } from '../resource';
 import {
   MEETING_LIMITS,
   type Meeting,
@@ -128,6 +129,19 @@ export class MeetingInput {
   @Min(REMINDERS.min, { each: true })
   @Max(REMINDERS.max, { each: true })
   reminderMinutes?: number[] | null;
+
+  @Field(() => [GraphQLUUID], {
+    nullable: true,
+    description:
+      `Rooms and other resources to book for it (each occurrence of a series, ` +
+      `${RESOURCE_LIMITS.bookingHorizonDays.default} days ahead by default), at most ` +
+      `${RESOURCE_LIMITS.perMeeting}: one booked then is CONFLICT, RESOURCE_BUSY; an unknown ` +
+      'one NOT_FOUND, RESOURCE_NOT_FOUND.',
+  })
+  @IsOptional()
+  @ArrayMaxSize(RESOURCE_LIMITS.perMeeting)
+  @ArrayUnique()
+  resourceIds?: string[] | null;
 }
 
 /**
@@ -151,7 +165,10 @@ export const STORED_AS = {
   recurrence: (rule: string | null | undefined) => (rule && normalRecurrence(rule)) || null,
   reminderMinutes: (minutes: number[] | null | undefined) =>
     minutes ? [...minutes].sort((a, b) => a - b) : [...REMINDERS.default],
-} satisfies { [K in keyof MeetingInput]-?: (value: MeetingInput[K]) => Meeting[K] };
+} satisfies {
+  // Its resources are bookings beside the meeting, not a column of it.
+  [K in Exclude<keyof MeetingInput, 'resourceIds'>]-?: (value: MeetingInput[K]) => Meeting[K];
+};
 
 /** The fields a caller sets on a meeting. */
 export type SettableField = keyof typeof STORED_AS;

@@ -3,7 +3,6 @@ import {
   type AppError,
   ConflictError,
   ForbiddenError,
-  NotFoundError,
   ValidationFailedError,
 } from '../../platform/shared/errors';
 import { type ConnectionResult, toConnection } from '../../platform/graphql/connection';
@@ -16,28 +15,28 @@ import {
   newParticipant,
   type ParticipantRecord,
 } from './participants/participant.store';
-import { type UserLoaders, userNotFound, type UserRecord, type UserStore } from '../user';
+import { type UserLoaders, userNotFound, type UserRecord } from '../user';
 import { MeetingStatus } from './meeting.entity';
 import { type AddParticipantInput, type CreateMeetingInput, storedFields } from './meeting.inputs';
 import { isClosed, managesMeeting, seesMeeting, statusAfterAnswers } from './meeting.rules';
 import { seriesBound } from './schedule/recurrence.rules';
-import type { LockedMeeting, MeetingFilter, MeetingRecord } from './meeting.store';
-import type { StoreSet } from '../../platform/composition/context';
-import type { ChangeLogStore } from '../../platform/live/change-log';
-import type { MeetingLoaders, MeetingStore } from './meeting.store';
-import type { OccurrenceStore } from './schedule/occurrence.store';
-import type { ParticipantStore } from './participants/participant.store';
+import type { MeetingFilter, MeetingRecord } from './meeting.store';
+import type { MeetingLoaders } from './meeting.store';
+import {
+  lockVisible,
+  meetingNotFound,
+  requireResources,
+  requireVisibleUsers,
+} from './meeting.checks';
+import { refusingOverlaps, type ResourceLoaders } from '../resource';
+import { bookingPlan, freeIfCancelled } from './resources/booking-plan';
+import type { MeetingStores } from './meeting.stores';
 
-/** The stores meetings, their participants and their lifecycle work with. */
-export type MeetingStores = StoreSet<{
-  users: UserStore;
-  meetings: MeetingStore;
-  participants: ParticipantStore;
-  occurrences: OccurrenceStore;
-  events: ChangeLogStore;
-}>;
+export type { MeetingStores } from './meeting.stores';
 type Stores = MeetingStores;
-export type MeetingServiceLoaders = Pick<UserLoaders, 'primeUsers'> & MeetingLoaders;
+export type MeetingServiceLoaders = Pick<UserLoaders, 'primeUsers'> &
+  MeetingLoaders &
+  Pick<ResourceLoaders, 'resources'>;
 type Loaders = MeetingServiceLoaders;
 
 /** A meeting (null: gone) as one statement read it, with its participants and their users. */
@@ -54,7 +53,6 @@ const added = (guest: Pick<ParticipantRecord, 'id' | 'userId'>): MeetingChange =
   userId: guest.userId,
 });
 
-const meetingNotFound = () => new NotFoundError('MEETING_NOT_FOUND', 'Meeting not found');
 const meetingClosed = () => new ConflictError('MEETING_CLOSED', 'The meeting is closed');
 const ownerCannotDecline = () =>
   new ForbiddenError('OWNER_CANNOT_DECLINE', 'The owner cannot decline their own meeting');
@@ -69,6 +67,8 @@ export class MeetingService {
     private readonly loaders: Loaders,
     /** The most participants a meeting holds, the owner included. */
     private readonly maxParticipants: number,
+    /** How many days ahead a series books its resources. */
+    private readonly horizonDays: number,
   ) {}
 
   /** A meeting the viewer may see (owner, participant, admin); anyone else is told it does not exist. */
@@ -179,36 +179,53 @@ export class MeetingService {
     const recurrenceEndsAt = seriesBound(fields, () =>
       ValidationFailedError.of('meeting.recurrence', 'INVALID_RECURRENCE'),
     );
-    return this.stores.transaction(async (tx) => {
-      const created = await tx.meetings.create({ ...fields, recurrenceEndsAt, ownerId: viewer.id });
-      // Explicit timestamps keep the owner first and the guests in the order given.
-      const start = Date.parse(created.createdAt);
-      const at = (offset: number) => new Date(start + offset).toISOString();
-      const owner = newParticipant(
-        { meetingId: created.id, userId: viewer.id, status: ParticipantStatus.ACCEPTED },
-        at(0),
-      );
-      const guests = args.participants.map((participant, index) =>
-        newParticipant(
-          {
-            meetingId: created.id,
-            userId: invited[index] as string,
-            status: participant.status ?? ParticipantStatus.NEW,
-          },
-          at(1 + index),
-        ),
-      );
-      // Logged first: the log's append rides on the participants' insert.
-      await tx.events.append(
-        meetingNotices(
-          created.id,
-          guests.map((guest) => added(guest)),
-          { before: created.status, after: created.status },
-        ),
-      );
-      await tx.participants.add(owner, ...guests);
-      return created;
-    });
+    const resourceIds = input.resourceIds ?? [];
+    await requireResources(this.loaders, resourceIds);
+    return refusingOverlaps(this.stores.resources, () =>
+      this.stores.transaction(async (tx) => {
+        const created = await tx.meetings.create({
+          ...fields,
+          recurrenceEndsAt,
+          ownerId: viewer.id,
+        });
+        // Explicit timestamps keep the owner first and the guests in the order given.
+        const start = Date.parse(created.createdAt);
+        const at = (offset: number) => new Date(start + offset).toISOString();
+        const owner = newParticipant(
+          { meetingId: created.id, userId: viewer.id, status: ParticipantStatus.ACCEPTED },
+          at(0),
+        );
+        const guests = args.participants.map((participant, index) =>
+          newParticipant(
+            {
+              meetingId: created.id,
+              userId: invited[index] as string,
+              status: participant.status ?? ParticipantStatus.NEW,
+            },
+            at(1 + index),
+          ),
+        );
+        // Logged first: the log's append rides on the participants' insert.
+        await tx.events.append(
+          meetingNotices(
+            created.id,
+            guests.map((guest) => added(guest)),
+            { before: created.status, after: created.status },
+          ),
+        );
+        await tx.participants.add(owner, ...guests);
+        if (resourceIds.length > 0) {
+          const plan = bookingPlan(
+            { ...created, recurrenceEndsAt: recurrenceEndsAt?.toISOString() ?? null },
+            [],
+            new Date(),
+            this.horizonDays,
+          );
+          await tx.bookings.attach(created.id, resourceIds, plan.spans, plan.bookedUntil);
+        }
+        return created;
+      }),
+    );
   }
 
   /** Adds a user to a meeting; only its owner (or an admin) may. */
@@ -325,43 +342,13 @@ export class MeetingService {
       await tx.events.append(
         meetingNotices(locked.meeting.id, answered, { before: locked.meeting.status, after }),
       );
-      return tx.meetings.update(locked.meeting, { status: after });
+      const answeredMeeting = await tx.meetings.update(locked.meeting, { status: after });
+      await freeIfCancelled(tx, locked.meeting, answeredMeeting);
+      return answeredMeeting;
     });
     this.loaders.forgetMeeting(meetingId);
     return meeting;
   }
-}
-
-/**
- * Every id given names a visible user, or USER_NOT_FOUND. Ids come lower-cased, so one user given
- * in two letter cases counts once.
- */
-export async function requireVisibleUsers(
-  stores: Stores,
-  ids: ReadonlyArray<string | null | undefined>,
-): Promise<void> {
-  const referenced = [...new Set(ids.filter((id): id is string => !!id))];
-  if ((await stores.users.countVisible(referenced)) !== referenced.length) {
-    throw userNotFound();
-  }
-}
-
-/**
- * Locks the meeting for the transaction, then `read`s its participants (and what else the caller
- * needs with them, in the same statement), and checks that the viewer may see it.
- */
-export async function lockVisible<R extends Pick<LockedMeeting, 'participants'>>(
-  tx: Stores,
-  viewer: UserRecord,
-  meetingId: string,
-  read: (meeting: MeetingRecord) => Promise<R>,
-): Promise<R & Pick<LockedMeeting, 'meeting'>> {
-  const meeting = await tx.meetings.lock(meetingId);
-  const locked = meeting && { ...(await read(meeting)), meeting };
-  if (!locked || !seesMeeting(viewer, locked.meeting, locked.participants)) {
-    throw meetingNotFound();
-  }
-  return locked;
 }
 
 /** Why the meeting itself refuses the viewer's answer (closed; the owner declining), or null. */

@@ -1,6 +1,7 @@
 import { isUUID } from 'class-validator';
 import type { FollowRecord, FollowStore } from '../follow';
 import type { MeetingLoaders, MeetingRecord, MeetingService, ParticipantRecord } from '../meeting';
+import type { ResourceLoaders, ResourceRecord } from '../resource';
 import { isVisibleUser, type UserLoaders, type UserRecord } from '../user';
 import { asNode } from '../../platform/graphql/node-interface';
 import type { NodeKind, NodeTypeName } from './node.store';
@@ -10,16 +11,21 @@ import type { NodeStore } from './node.store';
 /** The stores `node` works with. */
 export type NodeStores = StoreSet<{ nodes: NodeStore; follows: FollowStore }>;
 type Stores = NodeStores;
-export type NodeLoaders = UserLoaders & MeetingLoaders;
+export type NodeLoaders = UserLoaders & MeetingLoaders & Pick<ResourceLoaders, 'resources'>;
 type Loaders = NodeLoaders;
 
 /** A record `node` can answer. */
-export type NodeRecord = UserRecord | MeetingRecord | ParticipantRecord | FollowRecord;
+export type NodeRecord =
+  | UserRecord
+  | MeetingRecord
+  | ParticipantRecord
+  | FollowRecord
+  | ResourceRecord;
 
 /**
  * Refetches objects by id with the visibility rules of the other reads: a user others can see
  * (or the caller), a meeting its owner, participants and admins see, a participant of such a
- * meeting, a follow of which the caller is one side. Anything else is null, as an unknown id is.
+ * meeting, a follow of which the caller is one side, any resource. Anything else is null, as an unknown id is.
  */
 export class NodeService {
   constructor(
@@ -74,6 +80,7 @@ export class NodeService {
           ? follow
           : null;
       },
+      Resource: () => this.loaders.resources.load(id),
     };
     return byType[kind.type]();
   }

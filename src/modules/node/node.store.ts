@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { arrayLiteral, selectRows } from '../../platform/sql/rows';
 
 /** The object types a `node` id can name (each a table below). */
-export type NodeTypeName = 'User' | 'Meeting' | 'Participant' | 'Follow';
+export type NodeTypeName = 'User' | 'Meeting' | 'Participant' | 'Follow' | 'Resource';
 
 /** What an id names: the type of its record, and the meeting of a participant. */
 export interface NodeKind {
@@ -16,6 +16,7 @@ const TABLES: ReadonlyArray<[NodeTypeName, string, string]> = [
   ['Meeting', 'meetings', 'null::uuid'],
   ['Participant', 'participants', '"meeting_id"'],
   ['Follow', 'follows', 'null::uuid'],
+  ['Resource', 'resources', 'null::uuid'],
 ];
 
 const KINDS = TABLES.map(

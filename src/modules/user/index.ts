@@ -19,10 +19,14 @@ export {
   verificationRequested,
 } from './user.service';
 export {
+  sortedWeek,
   TIME_OF_DAY,
   Weekday,
   WORKING_HOURS_LIMITS,
+  WorkingPeriod,
+  WorkingPeriodInput,
   type WorkingPeriodRecord,
+  WorkingWeekField,
   workingWeekOf,
 } from './working-hours';
 export { type UserLoaders, type UserRecord, userNotFound, UserStore } from './user.store';

@@ -1,5 +1,4 @@
 import {
-  ArrayMaxSize,
   IsOptional,
   IsString,
   Matches,
@@ -23,7 +22,7 @@ import {
   TrimmedMinLength,
 } from '../../platform/shared/validation';
 import { USER_LIMITS } from './user.entity';
-import { WORKING_HOURS_LIMITS, WorkingPeriodInput } from './working-hours';
+import { WORKING_HOURS_LIMITS, type WorkingPeriodInput, WorkingWeekField } from './working-hours';
 import { MailPreferencesInput } from './mail-preferences';
 
 @InputType({ description: 'A new account: exactly the five documented fields.' })
@@ -148,16 +147,11 @@ export class UpdateProfileInput {
   @IsTimeZone()
   timeZone?: string | null;
 
-  @Field(() => [WorkingPeriodInput], {
-    nullable: true,
-    description:
-      `Your working week in your time zone, at most ${WORKING_HOURS_LIMITS.periods} periods, ` +
+  @WorkingWeekField(
+    `Your working week in your time zone, at most ${WORKING_HOURS_LIMITS.periods} periods, ` +
       'several a day allowed (no period on a day: not working then); null: the default, ' +
       'Monday to Friday 09:00 to 17:00.',
-  })
-  @IsOptional()
-  @ArrayMaxSize(WORKING_HOURS_LIMITS.periods)
-  @ValidateNested({ each: true })
+  )
   workingHours?: WorkingPeriodInput[] | null;
 
   @Field(() => MailPreferencesInput, {

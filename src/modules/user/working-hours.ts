@@ -1,4 +1,4 @@
-import { IsEnum, Matches } from 'class-validator';
+import { ArrayMaxSize, IsEnum, IsOptional, Matches, ValidateNested } from 'class-validator';
 import { Field, InputType, ObjectType, registerEnumType } from 'type-graphql';
 import { LaterThan } from '../../platform/shared/validation';
 
@@ -80,3 +80,20 @@ export const sortedWeek = (periods: readonly WorkingPeriodRecord[]): WorkingPeri
 export const workingWeekOf = (user: {
   workingHours: readonly WorkingPeriodRecord[] | null;
 }): readonly WorkingPeriodRecord[] => user.workingHours ?? WORKING_HOURS_LIMITS.defaultWeek;
+
+/**
+ * An input's working week: a nullable list of periods (at most WORKING_HOURS_LIMITS.periods),
+ * each checked, described by `description` (whose week it is, and what null means).
+ */
+export const WorkingWeekField =
+  (description: string): PropertyDecorator =>
+  (target, key) => {
+    for (const decorate of [
+      Field(() => [WorkingPeriodInput], { nullable: true, description }),
+      IsOptional(),
+      ArrayMaxSize(WORKING_HOURS_LIMITS.periods),
+      ValidateNested({ each: true }),
+    ]) {
+      decorate(target, key);
+    }
+  };

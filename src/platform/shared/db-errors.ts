@@ -29,6 +29,48 @@ export async function onUniqueViolation<T>(
   }
 }
 
+/** A row refused by an exclusion constraint (SQLSTATE 23P01), as PostgreSQL reports it. */
+export interface ExclusionViolation {
+  constraint: string;
+  /** The key values of the refused row and of the row it conflicts with, as printed. */
+  key: string;
+  existing: string;
+}
+
+const EXCLUSION_DETAIL =
+  /^Key \((?:.*?)\)=\((.*)\) conflicts with existing key \((?:.*?)\)=\((.*)\)\.?$/s;
+
+/** The exclusion violation an error is, or null (another error, or a detail not as expected). */
+function exclusionViolationOf(error: unknown): ExclusionViolation | null {
+  const { code, detail } = error as { code?: unknown; detail?: unknown };
+  const constraint = constraintOf(error);
+  const match = typeof detail === 'string' ? EXCLUSION_DETAIL.exec(detail) : null;
+  return code === '23P01' && constraint && match
+    ? { constraint, key: match[1] as string, existing: match[2] as string }
+    : null;
+}
+
+/**
+ * Runs a write and turns a violation of one of the named exclusion constraints into the coded
+ * error made for it (which may read what the violation names), so a write that lost a race to
+ * an overlapping one fails as one made after it would.
+ */
+export async function onExclusionViolation<T>(
+  write: () => Promise<T>,
+  errors: Record<string, (violation: ExclusionViolation) => Promise<AppError>>,
+): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    const violation = exclusionViolationOf(error);
+    const mapped = violation ? errors[violation.constraint] : undefined;
+    if (violation && mapped) {
+      throw await mapped(violation);
+    }
+    throw error;
+  }
+}
+
 /**
  * A request's wait for the database that its deadline ended (src/platform/postgres/request-deadline.ts): for a
  * pooled connection, or a statement (which is cancelled on the server). `during` says which.

@@ -79,8 +79,9 @@ export class NotFoundError extends AppError {
 }
 
 export class ConflictError extends AppError {
-  constructor(reason: string, message = 'Conflict') {
-    super('CONFLICT', reason, message);
+  /** `details` go to `extensions` beside the reason: what the conflict is with. */
+  constructor(reason: string, message = 'Conflict', details: Record<string, unknown> = {}) {
+    super('CONFLICT', reason, message, details);
   }
 }
 

@@ -1,4 +1,4 @@
-import { type MeetingChange, MeetingEventKind, meetingNotices } from '../meeting-event';
+import { type MeetingChange, MeetingEventKind } from '../meeting-event';
 import type { ParticipantStatus } from '../participants/participant.entity';
 import type { ParticipantRecord } from '../participants/participant.store';
 import {
@@ -26,11 +26,12 @@ import { MINUTE_MS } from '../../../platform/shared/time-zone';
 import {
   answerAfterReschedule,
   completionRefusal,
-  isClosed,
   managesMeeting,
   statusAfterDeparture,
 } from '../meeting.rules';
-import { lockVisible, requireVisibleUsers } from '../meeting.service';
+import { requireVisibleUsers } from '../meeting.checks';
+import { changeLocked, type Outcome, requireManager, requireOpen } from './locked-change';
+import { bookAgain } from '../resources/booking-plan';
 import type { LockedMeeting, MeetingRecord } from '../meeting.store';
 import type { MeetingStores } from '../meeting.service';
 import type { MeetingLoaders } from '../meeting.store';
@@ -38,15 +39,6 @@ import type { OccurrenceLoaders } from '../schedule/occurrence.store';
 
 type Stores = MeetingStores;
 type Loaders = MeetingLoaders & OccurrenceLoaders;
-
-/**
- * What a change to a locked meeting did: the meeting as it now is, and the change subscribers
- * hear of (none: nothing besides the status).
- */
-interface Outcome {
-  meeting: MeetingRecord;
-  change?: MeetingChange | null;
-}
 
 /** What a caller who left a meeting gets back: the meeting only while they can still see it. */
 export interface Departure {
@@ -68,19 +60,6 @@ const conflicts = {
 } as const;
 const conflict = (reason: keyof typeof conflicts) => new ConflictError(reason, conflicts[reason]);
 
-/** Refuses a caller who sees the meeting but neither owns it nor is an admin. */
-function requireManager(viewer: UserRecord, meeting: MeetingRecord, reason: string): void {
-  if (!managesMeeting(viewer, meeting)) {
-    throw new ForbiddenError(reason, 'Only the meeting owner can do this');
-  }
-}
-
-function requireOpen(meeting: MeetingRecord): void {
-  if (isClosed(meeting)) {
-    throw conflict('MEETING_CLOSED');
-  }
-}
-
 /**
  * The meeting lifecycle after creation: edit, reschedule, cancel, complete, remove and leave
  * (docs/rest-contract.md §7). Each change runs in a transaction holding the meeting's row lock, so
@@ -90,6 +69,8 @@ export class MeetingLifecycleService {
   constructor(
     private readonly stores: Stores,
     private readonly loaders: Loaders,
+    /** How many days ahead a series books its resources. */
+    private readonly horizonDays: number,
   ) {}
 
   /** Changes the fields given; answers and status stay. Owner or admin, open meetings only. */
@@ -145,14 +126,13 @@ export class MeetingLifecycleService {
       if (meeting.recurrence !== null) {
         await tx.occurrences.clear(meeting.id);
       }
-      return {
-        meeting: await tx.meetings.update(meeting, {
-          ...pick(timing, TIMING_FIELDS),
-          recurrenceEndsAt: recurrenceEndsAt?.toISOString() ?? null,
-          status: MeetingStatus.PENDING,
-        }),
-        change: { kind: MeetingEventKind.RESCHEDULED },
-      };
+      const rescheduled = await tx.meetings.update(meeting, {
+        ...pick(timing, TIMING_FIELDS),
+        recurrenceEndsAt: recurrenceEndsAt?.toISOString() ?? null,
+        status: MeetingStatus.PENDING,
+      });
+      await bookAgain(tx, rescheduled, [], this.horizonDays);
+      return { meeting: rescheduled, change: { kind: MeetingEventKind.RESCHEDULED } };
     });
   }
 
@@ -202,6 +182,8 @@ export class MeetingLifecycleService {
         originalStartTime: original,
         ...now,
       });
+      const others = (edits.get(meeting.id) ?? []).filter((e) => e !== was);
+      await bookAgain(tx, meeting, [...others, saved], this.horizonDays);
       const start = saved.startTime ? new Date(saved.startTime) : original;
       occurrence = {
         start,
@@ -276,32 +258,13 @@ export class MeetingLifecycleService {
     return { meetingId: meeting.id, meeting: managesMeeting(viewer, meeting) ? meeting : null };
   }
 
-  /**
-   * Locks the meeting, lets `work` check it and write its changes, commits, and answers the
-   * meeting as `work` left it. A meeting the viewer cannot see does not exist for them. `work`
-   * reports the change it made (none: nothing besides the status), which subscribers hear of when
-   * the transaction commits. Cached reads of the meeting are dropped.
-   */
-  private async change(
+  /** Runs `work` on the locked meeting (changeLocked), and books its time again if it moved. */
+  private change(
     viewer: UserRecord,
     meetingId: string,
     work: (locked: LockedMeeting, tx: Stores) => Promise<Outcome>,
   ): Promise<MeetingRecord> {
-    const meeting = await this.stores.transaction(async (tx) => {
-      const locked = await lockVisible(tx, viewer, meetingId, () =>
-        tx.participants.ofLocked(meetingId),
-      );
-      const { meeting: after, change } = await work(locked, tx);
-      await tx.events.append(
-        meetingNotices(after.id, change ? [change] : [], {
-          before: locked.meeting.status,
-          after: after.status,
-        }),
-      );
-      return after;
-    });
-    this.loaders.forgetMeeting(meetingId);
-    return meeting;
+    return changeLocked(this.stores, this.loaders, viewer, meetingId, work);
   }
 }
 

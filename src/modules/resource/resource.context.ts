@@ -1,0 +1,6 @@
+import type { OperationContext } from '../../platform/composition/context';
+import type { UserRecord } from '../user';
+import type { ResourceService } from './resource.service';
+
+/** An operation's context as the resources' resolver reads it. */
+export type Context = OperationContext<{ resources: ResourceService }, unknown, UserRecord>;
