@@ -31,13 +31,13 @@ describe('rooms in calendar documents', () => {
   });
   afterAll(() => t.close());
 
-  it('lists the booked room as ATTENDEE;CUTYPE=ROOM with its name, and keeps the place as LOCATION', async () => {
+  it('lists the booked room as ATTENDEE;CUTYPE=ROOM with its name, and in LOCATION before the place', async () => {
     const room = await rooms.room({ name: 'Blue room', capacity: 6 });
     const meetingId = await rooms.meetingId(ada, ben, { startTime: later(2, 9) }, [room.id]);
     const answer = await calendar.readMeeting(meetingId, ada);
     expect(answer.status).toBe(200);
     const [event] = readWithIcalJs(answer.text).events;
-    expect(valueOf(event as never, 'location')).toBe('Main office');
+    expect(valueOf(event as never, 'location')).toBe('Blue room, Main office');
     expect(attendeesOf(event as never)).toEqual([
       `mailto:${ada.email} ACCEPTED (${ada.name})`,
       `mailto:${ben.email} NEEDS-ACTION (${ben.name})`,

@@ -145,7 +145,7 @@ function sharedFields(entry: CalendarEntry): Omit<ICalEventData, 'start'> {
     timezone: meeting.timeZone,
     summary: meeting.title,
     description: meeting.description,
-    location: meeting.location,
+    location: locationOf(entry),
     url: meeting.locationUrl,
     status: STATUS[meeting.status],
     organizer: owner ? { name: owner.name, email: owner.email } : null,
@@ -161,10 +161,16 @@ function sharedFields(entry: CalendarEntry): Omit<ICalEventData, 'start'> {
 }
 
 /**
+ * Where a meeting is, as LOCATION: the rooms it books, by name, then its own place (every meeting
+ * has one), e.g. `Blue room, Main office`; without rooms, its place.
+ */
+const locationOf = ({ meeting, resources }: CalendarEntry): string =>
+  [...resources.map((resource) => resource.name), meeting.location].join(', ');
+
+/**
  * The resources a meeting books, as attendees: ATTENDEE;CUTYPE=ROOM;CN=<name>, booked
  * (ACCEPTED), taking no part (NON-PARTICIPANT). A resource has no mailbox; its address is a name
- * of its own under `.invalid` (RFC 6761), which no message is ever sent to. LOCATION stays the
- * meeting's place, which every meeting has (docs/availability.md#rooms).
+ * of its own under `.invalid` (RFC 6761), which no message is ever sent to.
  */
 export const roomAttendees = (entry: CalendarEntry): ICalAttendeeData[] =>
   entry.resources.map((resource) => ({
