@@ -1,4 +1,4 @@
-import { GraphQLSchema, isInterfaceType } from 'graphql';
+import { type GraphQLArgument, GraphQLSchema, isInterfaceType, isObjectType } from 'graphql';
 import {
   buildSchema,
   type BuildSchemaOptions,
@@ -39,6 +39,22 @@ function orderAsListed(resolvers: readonly unknown[]): void {
 }
 
 /**
+ * Puts every field's arguments in alphabetical order. type-graphql lists them as their decorators
+ * ran, which a CI run on Node 24 once saw differ from one test thread to another (a field's
+ * `answers` before its slice arguments, and after): ordered by name, the schema and its printed
+ * SDL never depend on it. Arguments are passed by name, so no client sees a difference.
+ */
+function orderArguments(schema: GraphQLSchema): void {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (isObjectType(type) || isInterfaceType(type)) {
+      for (const field of Object.values(type.getFields())) {
+        (field.args as GraphQLArgument[]).sort((a, b) => (a.name < b.name ? -1 : 1));
+      }
+    }
+  }
+}
+
+/**
  * The executable schema of `resolvers` (type-graphql classes), with the checks every field shares:
  * the caller (`@Authorized`), argument validation, and `Node`'s type answered synchronously.
  */
@@ -62,6 +78,7 @@ export async function buildServiceSchema(
   // whichever file loaded first), so that the schema and its printed SDL are always the same.
   const types = [...config.types].sort((a, b) => (a.name < b.name ? -1 : 1));
   const schema = new GraphQLSchema({ ...config, types, extensions: { listBounds } });
+  orderArguments(schema);
   callFieldResolversDirectly(schema, options);
   // type-graphql wraps resolveType in an async function, which the compiled executor (graphql-jit)
   // does not await: Node answers its type synchronously.
