@@ -76,7 +76,7 @@ export async function openCore(options: CreateAppOptions, logger: Logger): Promi
   const schema = await createSchema(config);
   // This instance, seen alive every few seconds: its idempotency keys are taken over once it is not.
   const instance = `instance-${randomUUID()}`;
-  const heartbeat = startInstanceHeartbeat(database.sessionUrl, instance, logger);
+  const heartbeat = startInstanceHeartbeat(database.pool.pg, instance, logger);
   // A key whose first request has run twice the request timeout (its answer never kept), or whose
   // instance died, is abandoned: the next retry takes it over.
   const idempotencyKeys = new IdempotencyKeys(

@@ -53,7 +53,7 @@ suite('work of an instance killed mid-way', () => {
     if (database.config.kind !== 'postgres') {
       throw new Error('a test database is a PostgreSQL URL');
     }
-    return fixture.start({ ...ENV, DATABASE_URL: database.config.url, ...env });
+    return fixture.start({ ...ENV, DATABASE_URL: database.config.url, DB_POOL_SIZE: '3', ...env });
   };
 
   const instance = async (): Promise<TestApp> => {

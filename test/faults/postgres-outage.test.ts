@@ -254,7 +254,25 @@ suite('a PostgreSQL outage under load', () => {
     };
     const writers = Array.from({ length: WRITERS }, (_, w) => writer(w));
     await sleep(1_000);
+    // Writes held mid-way when the database stops (their keys claimed, their meeting not yet
+    // written): the meetings table locked until then.
+    const locker = new Client({ connectionString: server.url('meetings') });
+    locker.on('error', () => undefined); // the stop ends its session
+    await locker.connect();
+    await locker.query('begin');
+    await locker.query('lock table meetings in access exclusive mode');
+    let held = 0;
+    for (let tries = 0; held < 3 && tries < 100; tries += 1) {
+      await sleep(20);
+      const { rows } = await locker.query<{ n: number }>(
+        `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' ` +
+          `and pid <> pg_backend_pid()`,
+      );
+      held = rows[0]?.n ?? 0;
+    }
+    expect(held).toBeGreaterThanOrEqual(3);
     await server.stopImmediate();
+    await locker.end().catch(() => undefined);
     await sleep(3_000);
     await server.start();
     const back = performance.now();

@@ -303,8 +303,8 @@ export async function startJobQueue(options: JobQueueOptions): Promise<JobQueue>
   const worker = await import('graphile-worker');
   const { logger } = options;
   // One connection LISTENs for new jobs, the others take and finish them (graphile-worker warns
-  // of fewer connections than jobs at once); one more says the workers are alive.
-  const pool = new Pool({ connectionString: options.url, max: options.concurrency + 1 });
+  // of fewer connections than jobs at once); the workers' heartbeat takes one when it is free.
+  const pool = new Pool({ connectionString: options.url, max: options.concurrency });
   const lost = (error: Error): void =>
     logger.debug({ component: 'jobs', err: error }, 'job queue connection lost');
   pool.on('error', lost);

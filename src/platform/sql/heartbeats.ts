@@ -1,4 +1,4 @@
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 
 /**
@@ -49,28 +49,23 @@ export function heartbeatLoop(beat: () => Promise<unknown>): { stop(): Promise<v
 }
 
 /**
- * Says every HEARTBEAT_MS that the instance `id` is alive, on a connection of its own (a full
- * request pool must not make a live instance look dead). A database away leaves it quiet: the
- * next heartbeat tries again.
+ * Says every HEARTBEAT_MS that the instance `id` is alive, on the instance's own pool (a
+ * connection of its own would be one more per instance on the server, which runs out of them
+ * first). Behind a pool that stays full for DEAD_AFTER_MS the instance may look dead: a retry
+ * then takes over a key whose request still runs here, and that request's write is refused at its
+ * commit (the key's owner is checked in the write's own transaction), never made twice. A
+ * database away leaves it quiet: the next heartbeat tries again.
  */
 export function startInstanceHeartbeat(
-  url: string,
+  pool: Pick<Pool, 'query'>,
   id: string,
   logger: Logger,
 ): { stop(): Promise<void> } {
-  const pool = new Pool({ connectionString: url, max: 1, application_name: 'meetings-heartbeat' });
-  pool.on('error', () => undefined);
-  const loop = heartbeatLoop(() =>
+  return heartbeatLoop(() =>
     pool
       .query(MARK_SEEN, [[id]])
       .catch((error: unknown) =>
         logger.debug({ component: 'heartbeat', err: error }, 'heartbeat failed'),
       ),
   );
-  return {
-    async stop() {
-      await loop.stop();
-      await pool.end();
-    },
-  };
 }
