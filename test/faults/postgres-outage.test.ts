@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { testDatabaseKind } from '../helpers/test-database';
+import { waitingRequestStatements } from '../helpers/lock-waits';
 import { meetingBody } from '../rest/rest-fixtures';
 import { lostWrites } from './support/acknowledged';
 import { buildService, type ServiceBuild } from './support/build';
@@ -264,11 +265,7 @@ suite('a PostgreSQL outage under load', () => {
     let held = 0;
     for (let tries = 0; held < 3 && tries < 100; tries += 1) {
       await sleep(20);
-      const { rows } = await locker.query<{ n: number }>(
-        `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' ` +
-          `and pid <> pg_backend_pid()`,
-      );
-      held = rows[0]?.n ?? 0;
+      held = await waitingRequestStatements(locker);
     }
     expect(held).toBeGreaterThanOrEqual(3);
     await server.stopImmediate();

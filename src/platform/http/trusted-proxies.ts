@@ -11,8 +11,6 @@ import { z } from 'zod';
  * and WebSocket upgrades get the same answer.
  */
 export interface TrustedProxies {
-  /** The list as configured, for Express's `trust proxy` and the docs. */
-  readonly list: readonly string[];
   /** The client's address of a request (an HTTP request or a WebSocket upgrade). */
   clientAddress(request: IncomingMessage): string;
   /** Whether `address` is a trusted proxy (Express's `trust proxy` function). */
@@ -55,7 +53,6 @@ export const trustProxySetting = z
 export function trustedProxies(list: readonly string[]): TrustedProxies {
   const trusts = proxyAddr.compile([...list]);
   return {
-    list,
     trusts,
     clientAddress: (request) => proxyAddr(request, trusts),
   };

@@ -191,16 +191,12 @@ export async function openEmbeddedServer(
     const credentials = JSON.parse(readFileSync(files.credentials, 'utf8')) as Credentials;
     for (let attempt = 1; ; attempt += 1) {
       const port = lock.holder.port;
+      // The server on this port: started now, and again by the supervisor after a crash.
+      const start = (): Promise<ServerRun> =>
+        launch(binaries, files, port, urlOf(credentials, port, 'postgres'), lock, options.settings);
       let run: ServerRun;
       try {
-        run = await launch(
-          binaries,
-          files,
-          port,
-          urlOf(credentials, port, 'postgres'),
-          lock,
-          options.settings,
-        );
+        run = await start();
       } catch (error) {
         const failure = error instanceof StartFailure ? error.log : null;
         if (failure === null || attempt === START_ATTEMPTS || !transient.test(failure)) {
@@ -218,20 +214,9 @@ export async function openEmbeddedServer(
         throw error;
       }
       // Restarts keep the port: the pool and the event listener reconnect to the same URL.
-      const supervisor = new ServerSupervisor(
-        run,
-        () =>
-          launch(
-            binaries,
-            files,
-            port,
-            urlOf(credentials, port, 'postgres'),
-            lock,
-            options.settings,
-          ),
-        () => lock.release(),
-        { attempts: options.restartAttempts ?? DEFAULT_RESTART_ATTEMPTS },
-      );
+      const supervisor = new ServerSupervisor(run, start, () => lock.release(), {
+        attempts: options.restartAttempts ?? DEFAULT_RESTART_ATTEMPTS,
+      });
       return {
         url: urlOf(credentials, port),
         owned: true,
