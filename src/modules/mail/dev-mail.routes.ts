@@ -1,5 +1,4 @@
 import { type Request, type Response, Router } from 'express';
-import { simpleParser } from 'mailparser';
 import type { Logger } from 'pino';
 import type { RequestInfo } from '../../platform/auth/tokens';
 import { escapeHtml, htmlPage } from '../../platform/http/html';
@@ -7,6 +6,7 @@ import { currentRequest } from '../../platform/observability/request-tracking';
 import type { Context } from './mail.context';
 import { MAIL_PATHS } from './mail.links';
 import type { MailRecord } from './mail.store';
+import { parseMail } from './mail.parse';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ROUTES = { list: '/', message: '/:id', raw: '/:id/message.eml', ics: '/:id/invite.ics' };
@@ -36,7 +36,7 @@ const listBody = (messages: readonly MailRecord[]): string =>
 
 /** The calendar of a message (its `invite.ics`), if it has one. */
 async function calendarOf(raw: string): Promise<string | null> {
-  const parsed = await simpleParser(raw);
+  const parsed = await parseMail(raw);
   const part = parsed.attachments.find(
     (a) => a.filename === 'invite.ics' || a.contentType.startsWith('text/calendar'),
   );
@@ -45,7 +45,7 @@ async function calendarOf(raw: string): Promise<string | null> {
 
 /** One message whole: its headers, its text, its HTML (sandboxed), and its parts to download. */
 async function messageBody(message: MailRecord, raw: string): Promise<string> {
-  const parsed = await simpleParser(raw);
+  const parsed = await parseMail(raw);
   const base = `${MAIL_PATHS.devMail}/${message.id}`;
   const headers = ['from', 'to', 'subject', 'date', 'message-id', 'list-unsubscribe']
     .map((name) => [name, parsed.headerLines.find((h) => h.key === name)?.line ?? null] as const)

@@ -1,12 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import express, { Router } from 'express';
-import { type AddressObject, simpleParser } from 'mailparser';
+import type { AddressObject } from 'mailparser';
 import type { Logger } from 'pino';
 import { bearerToken, type RequestInfo } from '../../platform/auth/tokens';
 import { currentRequest } from '../../platform/observability/request-tracking';
 import type { Context } from './mail.context';
 import { readItipReply } from './mail.itip-reply';
 import { MAIL_PATHS } from './mail.links';
+import { parseMail } from './mail.parse';
 import type { ReplyAddresses } from './mail.reply-address';
 
 /** The largest message taken (a REPLY is a few KiB; clients may attach the invitation again). */
@@ -69,7 +70,7 @@ export function inboundRoutes(options: {
       ignore('not a message/rfc822 body');
       return;
     }
-    const parsed = await simpleParser(req.body).catch(() => null);
+    const parsed = await parseMail(req.body).catch(() => null);
     if (!parsed) {
       ignore('malformed message');
       return;

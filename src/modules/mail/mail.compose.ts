@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import MailComposer from 'nodemailer/lib/mail-composer';
 
 /** One message as the service writes it: always its own text, never a user's markup. */
 export interface Letter {
@@ -33,9 +32,11 @@ export function newMessageId(from: string): string {
 /**
  * The whole message (RFC 5322), composed once: multipart/alternative of text, HTML and, for
  * iTIP, the calendar with its method; the calendar again as `invite.ics`. Its bytes are kept and
- * sent as they are on every attempt, so the Message-ID never changes.
+ * sent as they are on every attempt, so the Message-ID never changes. nodemailer's composer is
+ * loaded on the first message (see mail.parse.ts: an instance that sends none never holds it).
  */
 export async function compose(from: string, letter: Letter, messageId: string): Promise<string> {
+  const { default: MailComposer } = await import('nodemailer/lib/mail-composer');
   const composer = new MailComposer({
     from,
     to: { name: oneLine(letter.to.name), address: letter.to.address },

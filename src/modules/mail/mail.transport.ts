@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { MAIL_LIMITS } from './mail.limits';
 
 /** What one attempt came to. */
@@ -29,21 +29,26 @@ function replyCode(error: unknown): number | null {
 /**
  * nodemailer's SMTP transport: smtp:// upgrades with STARTTLS when the server offers it,
  * smtps:// speaks TLS from the start; credentials come from the URL. One connection per message
- * (a worker sends few at a time), each step bounded by MAIL_LIMITS.timeoutMs.
+ * (a worker sends few at a time), each step bounded by MAIL_LIMITS.timeoutMs. nodemailer is
+ * loaded only where SMTP_URL is set (see mail.parse.ts).
  */
 export function smtpTransport(smtpUrl: string): MailTransport {
-  const transport = nodemailer.createTransport({
-    url: smtpUrl,
-    connectionTimeout: MAIL_LIMITS.timeoutMs,
-    greetingTimeout: MAIL_LIMITS.timeoutMs,
-    socketTimeout: MAIL_LIMITS.timeoutMs,
-  });
+  const transport: Promise<Transporter> = import('nodemailer').then(({ default: nodemailer }) =>
+    nodemailer.createTransport({
+      url: smtpUrl,
+      connectionTimeout: MAIL_LIMITS.timeoutMs,
+      greetingTimeout: MAIL_LIMITS.timeoutMs,
+      socketTimeout: MAIL_LIMITS.timeoutMs,
+    }),
+  );
   return {
     async send(envelope, raw) {
       const started = performance.now();
       const durationMs = () => Math.round(performance.now() - started);
       try {
-        await transport.sendMail({ envelope: { from: envelope.from, to: [envelope.to] }, raw });
+        await (
+          await transport
+        ).sendMail({ envelope: { from: envelope.from, to: [envelope.to] }, raw });
         return { sent: true, durationMs: durationMs() };
       } catch (error) {
         const code = replyCode(error);
@@ -58,7 +63,7 @@ export function smtpTransport(smtpUrl: string): MailTransport {
       }
     },
     close() {
-      transport.close();
+      void transport.then((opened) => opened.close());
     },
   };
 }
