@@ -43,6 +43,33 @@ describe('selectRows', () => {
     expect(await selectRows(em(), statement, [3, 'three', false])).toEqual([]);
   });
 
+  it('parses integer[] and text[] values, one frozen array per repeated short text', async () => {
+    const rows = await selectRows(
+      em(),
+      `select array[10, n]::int[] as "minutes", '{}'::text[] as "muted", ` +
+        `array[repeat('x', 70)]::text[] as "long" from generate_series(1, 3) n order by n`,
+    );
+    expect(rows.map((row) => row.minutes)).toEqual([
+      [10, 1],
+      [10, 2],
+      [10, 3],
+    ]);
+    const [first, , third] = rows;
+    // The same text on another row (and in another statement) is the same array, parsed once.
+    const again = await selectRows(
+      em(),
+      `select '{10,1}'::int[] as "minutes", '{}'::text[] as "muted"`,
+    );
+    expect(again[0]?.minutes).toBe(first?.minutes);
+    expect(third?.muted).toBe(first?.muted);
+    expect(first?.muted).toEqual([]);
+    expect(Object.isFrozen(first?.minutes)).toBe(true);
+    expect(() => (first?.minutes as number[]).push(4)).toThrow(TypeError);
+    // A long text is parsed each time: no row keeps another's.
+    expect(third?.long).toEqual(['x'.repeat(70)]);
+    expect(third?.long).not.toBe(first?.long);
+  });
+
   it('keeps the last value of a column name that appears twice, as pg rows do', async () => {
     expect(await selectRows(em(), 'select 1 as "x", 2 as "y", 3 as "x"')).toEqual([{ x: 3, y: 2 }]);
   });

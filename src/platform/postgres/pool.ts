@@ -8,6 +8,7 @@ import type {
   StatementConnection,
   StatementPool,
 } from '../sql/connections';
+import { repeatedArrays } from './repeated-arrays';
 import { acquireByDeadline, isDeadlineReached, statementByDeadline } from './request-deadline';
 
 /** How the service's pool of PostgreSQL connections is made. */
@@ -62,17 +63,23 @@ const settled = (): void => undefined;
  */
 const QUEUE_TIMEOUT = 'timeout exceeded when trying to connect';
 
+/** The array types whose values repeat from row to row (integer[] and text[] columns). */
+const ARRAY_OIDS = { int4: 1007, text: 1009 } as const;
+
 /**
  * pg's type parsers as the ORM expects them: dates, timestamps and intervals as PostgreSQL's
  * text (rows.ts rewrites timestamps without building a Date; sessions run in UTC).
  */
 function typeParsers(): TypeOverrides {
   const overrides = new TypeOverrides();
-  // pg's parser of text[] (oid 1009): an array literal as strings (its typings know builtins only).
+  // pg's parser of an array type (its typings know the builtins only; int4[] answers numbers).
   const parseOid = types.getTypeParser as (oid: number) => (text: string) => string[];
-  const parsers = createPostgreSqlTypeParsers(parseOid(1009));
+  const parsers = createPostgreSqlTypeParsers(parseOid(ARRAY_OIDS.text));
   for (const [oid, parse] of Object.entries(parsers)) {
     overrides.setTypeParser(Number(oid), parse);
+  }
+  for (const oid of [ARRAY_OIDS.int4, ARRAY_OIDS.text]) {
+    overrides.setTypeParser(oid, repeatedArrays(parseOid(oid)));
   }
   return overrides;
 }
