@@ -10,9 +10,7 @@ const LIMITS = { entries: 256, textLength: 64 } as const;
  * would fail loudly instead of changing every row that shares it. Past LIMITS.entries distinct
  * texts the rest are parsed each time (no eviction: a workload's common values come first).
  */
-export function repeatedArrays<T>(
-  parse: (text: string) => T[],
-): (text: string) => readonly T[] {
+export function repeatedArrays<T>(parse: (text: string) => T[]): (text: string) => readonly T[] {
   const known = new Map<string, readonly T[]>();
   return (text) => {
     const found = known.get(text);
