@@ -11,7 +11,11 @@ import {
 } from '../src/platform/graphql/argument-rules';
 import { HttpRequestError, notFound, sendHttpError } from '../src/platform/http/http-errors';
 import { type Idempotency, keepRawBody } from '../src/platform/http/idempotency';
-import { currentRequest } from '../src/platform/observability/request-tracking';
+import {
+  currentRequest,
+  READ_AFTER_HEADER,
+  runOperationOfKind,
+} from '../src/platform/observability/request-tracking';
 import { type FieldErrors, ValidationFailedError } from '../src/platform/shared/errors';
 import { BODY_LIMIT_BYTES, readBody } from './body';
 import { idempotentRoute } from './idempotent';
@@ -78,6 +82,8 @@ interface Executor {
   createContext: (request: RequestInfo) => Promise<Context>;
   logger: Logger;
   operations: ReadonlyMap<string, PreparedOperation>;
+  /** With read replicas: the write position a write answers with (`X-Read-After`). */
+  positionAfterWrite?: (() => Promise<string | null>) | undefined;
 }
 
 /**
@@ -192,9 +198,16 @@ function handle(route: RouteSpec, executor: Executor): RequestHandler {
         throw await invalidVariables(executor, operation, gathered, context, route);
       }
       // The caller is checked here, once: by the resolvers' @Authorized.
-      const result = await operation.run(context, gathered.variables);
+      const kind = operation.definition.operation;
+      const result = await runOperationOfKind(kind, () =>
+        operation.run(context, gathered.variables),
+      );
       if (result.errors?.[0] || !result.data) {
         throw clientFailure(result.errors?.[0], operation, route);
+      }
+      const position = kind === 'mutation' ? await executor.positionAfterWrite?.() : undefined;
+      if (position) {
+        res.set(READ_AFTER_HEADER, position);
       }
       if (style === 'oauth') {
         res.set('Cache-Control', 'no-store');
@@ -235,6 +248,8 @@ export function restRouter(options: {
   routes?: readonly RouteSpec[];
   /** Idempotency-Key on every POST route (none: the header is not read). */
   idempotency?: Idempotency;
+  /** With read replicas: the write position a write answers with (`X-Read-After`). */
+  positionAfterWrite?: (() => Promise<string | null>) | undefined;
 }): RequestHandler {
   const executor: Executor = { ...options, operations: loadOperations(options.schema) };
   const routes = [...(options.routes ?? declaredRoutes)].sort(bySpecificity);

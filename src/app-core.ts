@@ -44,6 +44,7 @@ export async function openCore(options: CreateAppOptions, logger: Logger): Promi
     migrate: options.migrate ?? true,
     counter: queries,
     requestTimeoutMs: config.requestTimeoutMs,
+    redisUrl: config.rateLimits.redisUrl,
     log: (message) => logger.info({ component: 'orm' }, message),
     // Such as a pooled connection found broken: the database's state is logged once (guard).
     driverLog: (message) => logger.debug({ component: 'pg' }, scrub(message)),

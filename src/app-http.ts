@@ -58,6 +58,13 @@ export function httpFrame(config: Config, logger: Logger, core: AppCore): HttpFr
   const proxies = trustedProxies(config.trustProxy);
   app.set('trust proxy', proxies.trusts);
   const metrics = config.metrics.enabled ? new Metrics(() => core.database.pool.state()) : null;
+  const { reads } = core.database;
+  if (metrics && reads) {
+    metrics.readReplicas(
+      () => reads.counts,
+      () => reads.replicas.states(),
+    );
+  }
   // A request read from a connection the shutdown drain has already ended (it held no request
   // when the drain began) can never be answered: it is not run, so nothing is done behind the
   // client's back (the SIGTERM fault test saw such a registration written, its client reset).
@@ -118,6 +125,7 @@ export async function mountGraphql(
     introspection: config.introspection,
     ideHtml: options.ideHtml,
     trusted,
+    positionAfterWrite: core.database.reads?.positionAfterWrite.bind(core.database.reads),
   });
   await apollo.start();
   frame.app.use(

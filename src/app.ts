@@ -69,6 +69,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
       createContext: runtime.createContext,
       logger,
       idempotency: core.idempotency,
+      positionAfterWrite: core.database.reads?.positionAfterWrite.bind(core.database.reads),
     }),
   );
   frame.app.use(notFound);

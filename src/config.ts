@@ -7,6 +7,8 @@ import { WEBHOOK_LIMITS } from './modules/webhook/webhook.limits';
 import { retrySchedule, secretKey } from './modules/webhook/webhook.settings';
 import { MAIL_ENV, type MailConfig, mailConfigOf } from './modules/mail/mail.settings';
 import { bookingHorizonDays } from './modules/resource/resource.settings';
+import type { DatabaseConfig } from './platform/postgres/database-config';
+import { REPLICA_ENV, replicasOf } from './platform/postgres/replicas/replica.settings';
 
 export const DEFAULT_JWT_SECRET = 'dev-only-signing-secret-change-me';
 
@@ -40,6 +42,7 @@ const schema = z
     DATABASE_URL: optionalUrl,
     DATABASE_POOLER: z.enum(['session', 'transaction']).default('session'),
     DATABASE_DIRECT_URL: optionalUrl,
+    ...REPLICA_ENV,
     DATA_DIR: z.string().min(1).default('./data'),
     EMBEDDED_RESTART_ATTEMPTS: z.coerce
       .number()
@@ -149,6 +152,15 @@ const schema = z
           'database is reached without a pooler)',
       });
     }
+    if (env.DATABASE_READ_URLS.length > 0 && !env.DATABASE_URL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DATABASE_READ_URLS'],
+        message:
+          'needs DATABASE_URL: read replicas are standbys of a PostgreSQL server, which the ' +
+          'embedded database is not',
+      });
+    }
     if (Boolean(env.OAUTH_EXTERNAL_ISSUER) !== Boolean(env.OAUTH_EXTERNAL_JWKS_URL)) {
       ctx.addIssue({
         code: 'custom',
@@ -163,41 +175,7 @@ export type Env = z.infer<typeof schema>;
 /** The environment variables the service reads (docs/operations.md's configuration tables explain each). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
 
-/**
- * How DATABASE_URL reaches PostgreSQL: straight or through a session pooler (`session`: a
- * connection is one server session), or through a pooler that hands each transaction whichever
- * server connection is free (`transaction`: pgbouncer's pool_mode=transaction, RDS Proxy, the
- * Supabase and Neon poolers), where nothing may outlive a transaction: no named prepared
- * statements, no session settings, no LISTEN.
- */
-export type Pooler = 'session' | 'transaction';
-
-/**
- * Where the data lives: a PostgreSQL server, or the embedded PostgreSQL server this service runs
- * on a data directory of its own.
- */
-export type DatabaseConfig =
-  | {
-      kind: 'postgres';
-      url: string;
-      poolSize: number;
-      /** DATABASE_POOLER; absent: `session`. */
-      pooler?: Pooler;
-      /**
-       * DATABASE_DIRECT_URL: a session connection to the same database for LISTEN and
-       * migrations; absent: `url` serves them too.
-       */
-      directUrl?: string;
-      /** The variable that names `url`, for start-up errors; absent: DATABASE_URL. */
-      urlVariable?: string;
-    }
-  | {
-      kind: 'embedded';
-      dataDir: string;
-      poolSize: number;
-      /** Restart attempts when the server dies before the process gives up (default 5). */
-      restartAttempts?: number;
-    };
+export type { DatabaseConfig, Pooler } from './platform/postgres/database-config';
 
 /** The validated configuration of one service instance. */
 export interface Config {
@@ -307,6 +285,7 @@ function databaseOf(env: Env): DatabaseConfig {
         poolSize: env.DB_POOL_SIZE,
         ...(env.DATABASE_POOLER === 'transaction' && { pooler: env.DATABASE_POOLER }),
         ...(env.DATABASE_DIRECT_URL && { directUrl: env.DATABASE_DIRECT_URL }),
+        ...replicasOf(env),
       }
     : {
         kind: 'embedded',

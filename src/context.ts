@@ -29,6 +29,7 @@ import type { SecretBox } from './platform/auth/secret-box';
 import type { Config } from './config';
 import { modules } from './modules';
 import { HEARTBEATS_TABLE } from './platform/sql/heartbeats';
+import { READ_POSITIONS_TABLE } from './platform/postgres/replicas/write-positions';
 
 // The operation context, assembled from the modules' descriptors (src/modules/index.ts): the same
 // for both faces (GraphQL and REST), and for work done outside a request.
@@ -38,8 +39,15 @@ const platformPart = defineModule({
   name: 'platform',
   entities: [BaseEntity],
   // The change log (src/platform/live/change-log.ts), the idempotency keys
-  // (src/platform/sql/idempotency-keys.ts), who is alive (src/platform/sql/heartbeats.ts).
-  tables: ['change_log', 'change_log_horizon', 'idempotency_keys', HEARTBEATS_TABLE],
+  // (src/platform/sql/idempotency-keys.ts), who is alive (src/platform/sql/heartbeats.ts), the
+  // callers' last write positions (src/platform/postgres/replicas/write-positions.ts).
+  tables: [
+    'change_log',
+    'change_log_horizon',
+    'idempotency_keys',
+    HEARTBEATS_TABLE,
+    READ_POSITIONS_TABLE,
+  ],
   /** The change log: what subscribers on every instance hear of (written with the change). */
   stores: { events: ChangeLogStore },
 });

@@ -134,6 +134,42 @@ describe('configuration', () => {
     ).toMatch(/^DATABASE_POOLER:/);
   });
 
+  it('reads from the replicas of DATABASE_READ_URLS, and refuses them without DATABASE_URL or as other URLs', () => {
+    const env = {
+      DATABASE_URL: 'postgres://u@db:5432/x',
+      DATABASE_READ_URLS: ' postgres://u@replica1:5432/x, postgresql://u@replica2/x ',
+    };
+    expect(loadConfig(env).database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u@db:5432/x',
+      poolSize: 10,
+      replicas: {
+        urls: ['postgres://u@replica1:5432/x', 'postgresql://u@replica2/x'],
+        maxLagMs: 5000,
+      },
+    });
+    expect(loadConfig({ ...env, DATABASE_READ_MAX_LAG_MS: '2000' }).database).toMatchObject({
+      replicas: { maxLagMs: 2000 },
+    });
+    const problems = (given: Record<string, string>): string[] => {
+      try {
+        loadConfig(given);
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+      throw new Error('expected a ConfigError');
+    };
+    expect(problems({ DATABASE_READ_URLS: 'postgres://u@replica1/x' })).toEqual([
+      expect.stringMatching(/^DATABASE_READ_URLS: needs DATABASE_URL/),
+    ]);
+    expect(problems({ ...env, DATABASE_READ_URLS: 'http://replica1/x' })[0]).toMatch(
+      /^DATABASE_READ_URLS\.0: must be postgres:\/\/ URLs/,
+    );
+    expect(problems({ ...env, DATABASE_READ_MAX_LAG_MS: '10' })[0]).toMatch(
+      /^DATABASE_READ_MAX_LAG_MS:/,
+    );
+  });
+
   it('names every bad variable', () => {
     try {
       loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', DATABASE_URL: 'not a url' });

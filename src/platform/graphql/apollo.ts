@@ -12,6 +12,7 @@ import { formatError } from './format-error';
 import { graphiqlLandingPage } from './graphiql';
 import { jsonClientStatusPlugin } from './http-status';
 import { nodeLimitPlugin } from './node-limit';
+import { readAfterPlugin } from './read-after';
 import { subscriptionsOverWebSocketPlugin } from './subscriptions-over-websocket';
 import type { TrustedDocuments } from './trusted-documents';
 
@@ -27,6 +28,8 @@ export function createApolloServer(options: {
   ideHtml: string;
   /** When on, automatic persisted queries find the trusted documents by id. */
   trusted: TrustedDocuments | null;
+  /** With read replicas: the write position a mutation answers with (see readAfterPlugin). */
+  positionAfterWrite?: (() => Promise<string | null>) | undefined;
 }): ApolloServer<AuthContext> {
   const armor = graphqlArmor();
   return new ApolloServer<AuthContext>({
@@ -54,6 +57,7 @@ export function createApolloServer(options: {
       ApolloServerPluginDrainHttpServer({ httpServer: options.httpServer }),
       graphiqlLandingPage(options.ideHtml),
       operationLabelPlugin(GRAPHQL_PATH),
+      ...(options.positionAfterWrite ? [readAfterPlugin(options.positionAfterWrite)] : []),
     ],
   });
 }

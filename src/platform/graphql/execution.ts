@@ -17,6 +17,7 @@ import type {
 } from '@apollo/server-gateway-interface';
 import type { AuthContext } from '../auth/tokens';
 import { variableFailure } from './variable-check';
+import { runOperationOfKind } from '../observability/request-tracking';
 
 type FieldResolverMetadata = ReturnType<typeof getMetadataStorage>['fieldResolvers'][number];
 type ParamMetadata = NonNullable<FieldResolverMetadata['params']>[number];
@@ -228,7 +229,7 @@ export function compiledExecution(schema: GraphQLSchema): GatewayInterface {
       }
       throw error;
     }
-    return compiled(context, variables);
+    return runOperationOfKind(request.operation.operation, () => compiled(context, variables));
   };
 
   return {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import proxyAddr from 'proxy-addr';
-import { z } from 'zod';
+import { commaList } from '../shared/comma-list';
 
 /**
  * Who may say where a request came from: the balancers in front of the service (TRUST_PROXY,
@@ -28,26 +28,17 @@ function problemOf(list: readonly string[]): string | null {
 }
 
 /** TRUST_PROXY: comma-separated, default `loopback` (a proxy on the same machine). */
-export const trustProxySetting = z
-  .string()
-  .default('loopback')
-  .transform((value) =>
-    value
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter(Boolean),
-  )
-  .superRefine((list, ctx) => {
-    const problem = problemOf(list);
-    if (problem) {
-      ctx.addIssue({
-        code: 'custom',
-        message:
-          'must be addresses or CIDR ranges of the balancers, or loopback, linklocal, ' +
-          `uniquelocal, comma-separated (${problem})`,
-      });
-    }
-  });
+export const trustProxySetting = commaList('loopback').superRefine((list, ctx) => {
+  const problem = problemOf(list);
+  if (problem) {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'must be addresses or CIDR ranges of the balancers, or loopback, linklocal, ' +
+        `uniquelocal, comma-separated (${problem})`,
+    });
+  }
+});
 
 /** The trusted proxies of a valid list (see trustProxySetting). */
 export function trustedProxies(list: readonly string[]): TrustedProxies {

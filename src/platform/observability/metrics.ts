@@ -95,6 +95,40 @@ export class Metrics {
     };
   }
 
+  /**
+   * The read replicas (DATABASE_READ_URLS): reads by where they went (`db_reads_total`, counted
+   * by the database layer) and each replica's lag (`db_replica_lag_seconds`, -1 when unknown).
+   */
+  readReplicas(
+    counts: () => Readonly<Record<string, number>>,
+    replicas: () => ReadonlyArray<{ name: string; lagSeconds: number | null }>,
+  ): void {
+    const registers = [this.registry];
+    new Counter({
+      name: 'db_reads_total',
+      help: 'Statements of query operations outside transactions, by the server that answered them',
+      labelNames: ['target'],
+      registers,
+      collect(this: Counter<'target'>) {
+        this.reset();
+        for (const [target, count] of Object.entries(counts())) {
+          this.inc({ target }, count);
+        }
+      },
+    });
+    new Gauge({
+      name: 'db_replica_lag_seconds',
+      help: 'How far each read replica is behind the primary (-1: unreachable)',
+      labelNames: ['replica'],
+      registers,
+      collect(this: Gauge<'replica'>) {
+        for (const { name, lagSeconds } of replicas()) {
+          this.set({ replica: name }, lagSeconds ?? -1);
+        }
+      },
+    });
+  }
+
   /** A counter a module keeps (mail, say), served with the rest. */
   counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
     return new Counter({ name, help, labelNames, registers: [this.registry] });

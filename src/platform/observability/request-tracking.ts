@@ -46,6 +46,8 @@ export function requestTracking(options: {
       deadline: started + waitMs,
       unavailableLogged: false,
       journal: undefined,
+      readOnly: false,
+      readAfter: headerValue(req.headers[READ_AFTER_HEADER]),
     };
     res.setHeader(REQUEST_ID_HEADER, scope.id);
     res.once('close', () => {
@@ -117,6 +119,38 @@ export interface RequestScope {
    * (src/platform/sql/sql-transaction.ts); undefined for a request without one.
    */
   journal?: TransactionJournal | undefined;
+  /**
+   * Set while a query operation runs: its reads outside a transaction may go to a read replica
+   * (src/platform/postgres/replicas/read-routing.ts). Mutations, and everything else, read the
+   * primary.
+   */
+  readOnly?: boolean;
+  /** The write position the client sent back in `X-Read-After`: its reads must see it. */
+  readAfter?: string | undefined;
+}
+
+/** The header of a write position: sent with every write's answer, sent back by the client. */
+export const READ_AFTER_HEADER = 'x-read-after';
+
+/** One value of a request header (the first, if it was sent twice). */
+const headerValue = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value[0] : value;
+
+/**
+ * Runs one GraphQL operation (either face) of the current request, a query as a read-only one
+ * (RequestScope.readOnly): everything it reads may come from a read replica.
+ */
+export async function runOperationOfKind<T>(kind: string, run: () => Promise<T>): Promise<T> {
+  const scope = currentRequest();
+  if (!scope || kind !== 'query') {
+    return run();
+  }
+  scope.readOnly = true;
+  try {
+    return await run();
+  } finally {
+    scope.readOnly = false;
+  }
 }
 
 /**

@@ -2,7 +2,7 @@ import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { Migrator } from '@mikro-orm/migrations';
 import { PostgresDialect } from 'kysely';
-import type { DatabaseConfig, Pooler } from '../../config';
+import type { DatabaseConfig, Pooler } from './database-config';
 import type { DriverException, EntityClass, MigrationObject } from '@mikro-orm/core';
 import { classifyDatabaseError } from '../shared/db-errors';
 import { DatabaseUnavailableError, NotFoundError } from '../shared/errors';
@@ -11,6 +11,7 @@ import type { QueryCounter } from '../observability/request-tracking';
 import { useStatementPool } from '../sql/connections';
 import { type PoolOptions, ServicePool } from './pool';
 import { checkPostgres } from './preflight';
+import { type ReadRouting, readRouting } from './replicas/read-routing';
 
 /** What the service stores: its entities and the migrations that make their tables. */
 export interface DataModel {
@@ -47,6 +48,11 @@ export interface OpenOptions {
    * (seed, migrate) instead of refusing (a second service).
    */
   attach?: boolean;
+  /**
+   * Where callers' last write positions are kept for read replicas (REDIS_URL); absent or null:
+   * a table of the primary.
+   */
+  redisUrl?: string | null;
 }
 
 /** An open database: the ORM plus whatever must be closed after it. */
@@ -64,6 +70,8 @@ export interface Database {
   sessionUrl: string;
   /** The embedded server this process started or joined (its health), on the embedded database. */
   embedded: EmbeddedServer | null;
+  /** How reads reach the read replicas (DATABASE_READ_URLS); null: every read is the primary's. */
+  reads: ReadRouting | null;
   close(): Promise<void>;
 }
 
@@ -285,10 +293,23 @@ export async function openDatabase(
     throw error;
   }
   const { orm, pool } = opened;
+  const replicas = config.kind === 'postgres' ? config.replicas : undefined;
+  const reads = replicas
+    ? await readRouting(pool, replicas, {
+        poolSize: config.poolSize,
+        redisUrl: options.redisUrl ?? null,
+        ...(requestTimeoutMs !== undefined && { timeoutMs: requestTimeoutMs }),
+        ...(driverLog && { log: driverLog }),
+      })
+    : null;
+  if (reads) {
+    useStatementPool(orm.em, reads);
+  }
   const close = async (): Promise<void> => {
+    await reads?.close();
     await orm.close(true);
     await pool.end();
     await server?.stop();
   };
-  return { orm, pool, kind: config.kind, url, sessionUrl, embedded: server, close };
+  return { orm, pool, kind: config.kind, url, sessionUrl, embedded: server, reads, close };
 }

@@ -25,6 +25,11 @@ export interface StatementConnection {
 export interface StatementPool {
   connect(): Promise<StatementConnection>;
   /**
+   * A connection for one read outside any transaction, which may be a read replica's
+   * (src/platform/postgres/replicas/read-routing.ts); absent: `connect`.
+   */
+  connectForRead?(): Promise<StatementConnection>;
+  /**
    * Whether statements may be kept prepared on a connection. Not behind a transaction pooler:
    * each transaction may get another server connection, where a statement named on the last one
    * does not exist (pgbouncer before 1.21 has no support for named statements at all).

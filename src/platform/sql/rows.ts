@@ -242,6 +242,7 @@ async function runStatement(
   given: string,
   givenParams: readonly unknown[],
   options: SelectOptions,
+  read: boolean,
 ): Promise<Row[]> {
   const { sql, params } = carryingDeferred(takeDeferredWrites(em), given, givenParams);
   em.config.get('onQuery')(sql, [...params]);
@@ -262,7 +263,7 @@ async function runStatement(
       const result = await orm.executeQuery(CompiledQuery.raw(text, query.values));
       return result.rows as Row[];
     }
-    const connection = await pool.connect();
+    const connection = await (read && pool.connectForRead ? pool.connectForRead() : pool.connect());
     try {
       return rowsOf(statement, await connection.run(query));
     } finally {
@@ -299,14 +300,17 @@ function carryingDeferred(
   };
 }
 
-/** Runs one SELECT and answers its rows (see {@link runStatement}). */
+/**
+ * Runs one SELECT and answers its rows (see {@link runStatement}). Outside a transaction, in a
+ * query operation, it may go to a read replica (StatementPool.connectForRead).
+ */
 export function selectRows(
   em: EntityManager,
   sql: string,
   params: readonly unknown[] = [],
   options: SelectOptions = {},
 ): Promise<Row[]> {
-  return runStatement(em, sql, params, options);
+  return runStatement(em, sql, params, options, true);
 }
 
 /**
@@ -318,7 +322,7 @@ export function executeRows(
   sql: string,
   params: readonly unknown[] = [],
 ): Promise<Row[]> {
-  return runStatement(em, sql, params, {});
+  return runStatement(em, sql, params, {}, false);
 }
 
 /** A select by a list of ids, as two statement texts: one for a single id, one for more. */
