@@ -58,6 +58,21 @@ async function graphql(
   };
 }
 
+/**
+ * Waits until `app` reads from the replica: an instance uses it once the replica has replayed
+ * what the primary had written when the instance started (the schema, the users), some
+ * APPLY_DELAY_MS after.
+ */
+async function untilReplicaServes(app: TestApp, token: string): Promise<void> {
+  const start = await readsServed(app);
+  const rest = new RestClient(app.url);
+  for (let i = 0; i < 100 && (await readsServed(app)).replica === start.replica; i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await rest.get('/follow/following', { token })).status).toBe(200);
+  }
+  expect((await readsServed(app)).replica).toBeGreaterThan(start.replica);
+}
+
 const inHours = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString();
 
 (runs ? describe : describe.skip)('read replicas', () => {
@@ -82,14 +97,7 @@ const inHours = (hours: number) => new Date(Date.now() + hours * 3_600_000).toIS
     );
     rest = new RestClient(t.url);
     [owner, guest] = (await t.seed.users(2)) as [SeededUser, SeededUser];
-    // The replica serves reads once it has replayed the schema and the users (until then it
-    // fails them, and they go to the primary).
-    const start = await readsServed(t);
-    for (let i = 0; i < 100 && (await readsServed(t)).replica === start.replica; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      expect((await rest.get('/follow/following', { token: guest.token })).status).toBe(200);
-    }
-    expect((await readsServed(t)).replica).toBeGreaterThan(start.replica);
+    await untilReplicaServes(t, guest.token);
   });
 
   afterAll(async () => {
@@ -135,6 +143,49 @@ const inHours = (hours: number) => new Date(Date.now() + hours * 3_600_000).toIS
       expect(read.body['data']).toEqual({
         meeting: { id: meeting.id, title: `Position check ${i}` },
       });
+    }
+  });
+
+  it('lets a caller read its own writes on another instance, the positions kept on the primary or in Redis', async () => {
+    const redisUrl = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+    const another = (env: Record<string, string>) =>
+      startTestApp(env, {
+        database: {
+          kind: 'postgres',
+          url: pair.primaryUrl,
+          poolSize: 3,
+          replicas: { urls: [pair.replicaUrl], maxLagMs: 5000 },
+        },
+      });
+    const plain = await another({});
+    const [sharing, alsoSharing] = [
+      await another({ REDIS_URL: redisUrl }),
+      await another({ REDIS_URL: redisUrl }),
+    ];
+    try {
+      await untilReplicaServes(plain, guest.token);
+      await untilReplicaServes(alsoSharing, guest.token);
+      for (const [writer, reader] of [
+        [t, plain],
+        [sharing, alsoSharing],
+      ] as const) {
+        for (let i = 0; i < 4; i += 1) {
+          const created = await createMeetingViaRest(
+            new RestClient(writer.url),
+            owner.token,
+            [guest.id],
+            { title: `Elsewhere ${i}` },
+          );
+          const read = await new RestClient(reader.url).get<{ title: string }>(
+            `/meeting/${created.id}`,
+            { token: owner.token },
+          );
+          expect(read.status).toBe(200);
+          expect(read.body.title).toBe(`Elsewhere ${i}`);
+        }
+      }
+    } finally {
+      await Promise.all([plain.close(), sharing.close(), alsoSharing.close()]);
     }
   });
 
