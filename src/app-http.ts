@@ -20,6 +20,7 @@ import { oauthMetadataRoutes, WELL_KNOWN_PATH } from './platform/http/oauth-meta
 import { corsPolicy, securityHeaders } from './platform/http/security';
 import { type TrustedProxies, trustedProxies } from './platform/http/trusted-proxies';
 import { Metrics } from './platform/observability/metrics';
+import { dueJobs } from './platform/jobs/queue-health';
 import { requestTracking } from './platform/observability/request-tracking';
 import { REST_PREFIX } from '../rest/router';
 import type { AppCore } from './app-core';
@@ -58,6 +59,7 @@ export function httpFrame(config: Config, logger: Logger, core: AppCore): HttpFr
   const proxies = trustedProxies(config.trustProxy);
   app.set('trust proxy', proxies.trusts);
   const metrics = config.metrics.enabled ? new Metrics(() => core.database.pool.state()) : null;
+  metrics?.jobQueue(() => dueJobs(core.database.pool));
   const { reads } = core.database;
   if (metrics && reads) {
     metrics.readReplicas(

@@ -53,6 +53,27 @@ describe('Prometheus metrics', () => {
       expect(sample(text, 'db_pool_connections_idle')).toBeGreaterThanOrEqual(1);
     });
 
+    it('shows the jobs due and not running, by task, and how long the oldest has waited', async () => {
+      // A job of a task no worker runs stalls: it stays due, its wait only grows.
+      const key = `metrics-probe-${Date.now()}`;
+      const sql = (text: string) => t.instance.database.orm.em.getConnection().execute(text);
+      await sql(
+        `select graphile_worker.add_job('metrics_probe', '{}'::json, ` +
+          `run_at := now() - interval '90 seconds', job_key := '${key}')`,
+      );
+      try {
+        const text = await (await fetch(`${t.url}/metrics`)).text();
+        expect(sample(text, 'job_queue_due_jobs', '{task="metrics_probe"}')).toBe(1);
+        expect(
+          sample(text, 'job_queue_oldest_due_seconds', '{task="metrics_probe"}'),
+        ).toBeGreaterThanOrEqual(90);
+      } finally {
+        await sql(`select graphile_worker.remove_job('${key}')`);
+      }
+      const after = await (await fetch(`${t.url}/metrics`)).text();
+      expect(sample(after, 'job_queue_due_jobs', '{task="metrics_probe"}')).toBeUndefined();
+    });
+
     it('does not let clients grow the labels: unknown paths share one', async () => {
       for (const path of ['/a', '/b/c', '/api/v1/nothing']) {
         await fetch(`${t.url}${path}`);

@@ -129,6 +129,51 @@ export class Metrics {
     });
   }
 
+  /**
+   * The background job queue, read at each scrape: the jobs due and not running by task
+   * (`job_queue_due_jobs`) and how long the oldest of them has waited
+   * (`job_queue_oldest_due_seconds`: a stalled queue's only grows).
+   */
+  jobQueue(
+    read: () => Promise<ReadonlyArray<{ task: string; due: number; oldestSeconds: number }>>,
+  ): void {
+    const registers = [this.registry];
+    // One statement a scrape: the registry asks every metric at once, and both gauges share it.
+    let reading: Promise<
+      ReadonlyArray<{ task: string; due: number; oldestSeconds: number }>
+    > | null = null;
+    const current = () =>
+      (reading ??= read()
+        .catch(() => [])
+        .finally(() => {
+          reading = null;
+        }));
+    const byTask = (
+      name: string,
+      help: string,
+      value: (row: { due: number; oldestSeconds: number }) => number,
+    ) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['task'],
+        registers,
+        async collect(this: Gauge<'task'>) {
+          const rows = await current();
+          this.reset();
+          for (const row of rows) {
+            this.set({ task: row.task }, value(row));
+          }
+        },
+      });
+    byTask('job_queue_due_jobs', 'Jobs due and not running, by task', (row) => row.due);
+    byTask(
+      'job_queue_oldest_due_seconds',
+      'How long the oldest job due and not running has waited, by task',
+      (row) => row.oldestSeconds,
+    );
+  }
+
   /** A counter a module keeps (mail, say), served with the rest. */
   counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
     return new Counter({ name, help, labelNames, registers: [this.registry] });
