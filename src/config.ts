@@ -7,6 +7,7 @@ import { WEBHOOK_LIMITS } from './modules/webhook/webhook.limits';
 import { retrySchedule, secretKey } from './modules/webhook/webhook.settings';
 import { MAIL_ENV, type MailConfig, mailConfigOf } from './modules/mail/mail.settings';
 import { bookingHorizonDays } from './modules/resource/resource.settings';
+import { feedMaxWaitMs } from './modules/calendar/calendar.settings';
 import type { DatabaseConfig } from './platform/postgres/database-config';
 import { REPLICA_ENV, replicasOf } from './platform/postgres/replicas/replica.settings';
 
@@ -120,6 +121,7 @@ const schema = z
     WEBHOOK_SECRET_KEY: secretKey.optional(),
     ADMIN_EMAILS: z.string().default(''),
     RESOURCE_BOOKING_HORIZON_DAYS: bookingHorizonDays,
+    FEED_MAX_WAIT_MS: feedMaxWaitMs,
     ...MAIL_ENV,
   })
   .superRefine((env, ctx) => {
@@ -238,6 +240,8 @@ export interface Config {
    * as time passes); one-off meetings book their time whenever it is.
    */
   resourceBookingHorizonDays: number;
+  /** FEED_MAX_WAIT_MS: the longest a calendar feed request waits for its turn (then 503). */
+  feedMaxWaitMs: number;
   /**
    * Webhooks: the waits (seconds) before each retry of a failed event, the failed events in a row
    * that disable an endpoint, whether private, loopback and link-local targets are allowed, and
@@ -360,6 +364,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       .map((email) => email.trim().toLowerCase())
       .filter(Boolean),
     resourceBookingHorizonDays: env.RESOURCE_BOOKING_HORIZON_DAYS,
+    feedMaxWaitMs: env.FEED_MAX_WAIT_MS,
     webhooks: {
       retrySchedule: env.WEBHOOK_RETRY_SCHEDULE ?? WEBHOOK_LIMITS.retrySchedule,
       disableAfter: env.WEBHOOK_DISABLE_AFTER,

@@ -1,3 +1,4 @@
+import { loadConfig } from '../../src/config';
 import { FEED_BUILDS_AT_ONCE } from '../../src/modules/calendar/calendar.routes';
 import type { Turns } from '../../src/platform/shared/turns';
 import type { SeededUser } from '../helpers/seed';
@@ -120,6 +121,26 @@ describe('calendar feed builds, a few at a time', () => {
     await until(() => turns.queued === 0);
     const next = await calendar.readFeed(url);
     expect(next).toMatchObject({ status: 200, text: alone.text });
+  });
+
+  it('answers 503 with Retry-After a request whose turn has not come within FEED_MAX_WAIT_MS', async () => {
+    const maxWaitMs = loadConfig({}).feedMaxWaitMs;
+    const hold = holdAll(turns);
+    try {
+      const started = performance.now();
+      const shed = await calendar.readFeed(url);
+      const waited = performance.now() - started;
+      expect(shed.status).toBe(503);
+      expect(shed.headers.get('retry-after')).toBe(String(Math.ceil(maxWaitMs / 1000)));
+      expect(shed.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(JSON.parse(shed.text)).toEqual({ errors: 'SERVICE_UNAVAILABLE' });
+      // Shed at its deadline, not before (nor long after: it left the line then).
+      expect(waited).toBeGreaterThanOrEqual(maxWaitMs - 50);
+      expect(turns.queued).toBe(0);
+    } finally {
+      await hold.release();
+    }
+    expect(await calendar.readFeed(url)).toMatchObject({ status: 200, text: alone.text });
   });
 
   it('answers an unknown feed 404 without taking a turn, while every turn is taken', async () => {

@@ -61,6 +61,27 @@ describe('turns', () => {
     expect(turns.queued).toBe(0);
   });
 
+  it('refuses a task whose turn has not come within its longest wait, and runs the next in line', async () => {
+    const turns = new Turns(1);
+    const first = gate();
+    const running = turns.run(() => first.promise);
+    let ran = false;
+    const shed = turns.run(async () => {
+      ran = true;
+    }, 30);
+    const next = turns.run(() => Promise.resolve('next ran'));
+    await expect(shed).rejects.toMatchObject({
+      retryAfterSeconds: 1,
+      reason: 'SERVICE_UNAVAILABLE',
+    });
+    expect(ran).toBe(false);
+    expect(turns.queued).toBe(1);
+    first.open();
+    await running;
+    await expect(next).resolves.toBe('next ran');
+    expect(ran).toBe(false);
+  });
+
   it('refuses a limit below one', () => {
     expect(() => new Turns(0)).toThrow(RangeError);
     expect(() => new Turns(1.5)).toThrow(RangeError);

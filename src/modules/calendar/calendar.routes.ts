@@ -46,23 +46,24 @@ function meetingIdOf(text: string): string {
  * Answers a document, or 304 when the client holds it (If-None-Match; If-Modified-Since is not
  * read: a meeting can leave a feed without any newer timestamp, which the ETag does see), without
  * building it when the ETag is known first. A document still to be built waits for one of
- * `turns`, held until it is written. `res.end`, not `res.send`, which would judge
+ * the build turns, held until it is written, at most their `maxWaitMs` (then 503, Retry-After). `res.end`, not `res.send`, which would judge
  * If-Modified-Since itself.
  */
 async function answer(
   req: Request,
   res: Response,
   pending: PendingDocument,
-  turns: Turns | null,
+  builds: { turns: Turns; maxWaitMs: number } | null,
 ): Promise<void> {
-  res.set({
+  // Set with the answer itself: a request shed while it waits is answered JSON (503).
+  const headers = {
     'Content-Type': CONTENT_TYPE,
     ETag: pending.etag,
     // The feed's address is a credential, the meeting's needs one: no shared cache keeps either.
     'Cache-Control': 'private, no-cache',
-  });
+  };
   if (notModified(req.headers['if-none-match'], pending.etag)) {
-    res.status(304).end();
+    res.status(304).set(headers).end();
     return;
   }
   const write = async (): Promise<void> => {
@@ -73,13 +74,14 @@ async function answer(
     const document = await pending.document();
     res
       .status(200)
+      .set(headers)
       .set({
         'Last-Modified': document.lastModified.toUTCString(),
         'Content-Length': String(Buffer.byteLength(document.text)),
       })
       .end(document.text);
   };
-  await (turns ? turns.run(write) : write());
+  await (builds ? builds.turns.run(write, builds.maxWaitMs) : write());
 }
 
 /** A document built already, as one to answer. */
@@ -98,9 +100,11 @@ export function calendarRoutes(options: {
   logger: Logger;
   /** The turns of this process's feed builds (FEED_BUILDS_AT_ONCE of them). */
   feedBuilds: Turns;
+  /** How long a feed request waits for its turn before it is answered 503 (FEED_MAX_WAIT_MS). */
+  feedMaxWaitMs: number;
 }): Router {
   const router = Router();
-  const { feedBuilds } = options;
+  const feedBuilds = { turns: options.feedBuilds, maxWaitMs: options.feedMaxWaitMs };
   router.get(FEED_ROUTE, async (req, res) => {
     label(FEED_ROUTE);
     try {

@@ -13,23 +13,27 @@ export interface CalendarDeps {
   publicUrl: string;
   /** The process's turns to build feed documents (calendar.routes.ts). */
   feedBuilds: Turns;
+  /** FEED_MAX_WAIT_MS: how long a feed request may wait for its turn. */
+  feedMaxWaitMs: number;
 }
 
 /** What the calendar module reads of the configuration. */
 interface CalendarConfig {
   publicUrl: string | null;
   port: number;
+  feedMaxWaitMs: number;
 }
 
 /** Builds the calendar's process dependencies from the configuration. */
 export const calendarDeps = (setup: { config: CalendarConfig }): CalendarDeps => ({
   publicUrl: publicBaseUrl(setup.config),
   feedBuilds: new Turns(FEED_BUILDS_AT_ONCE),
+  feedMaxWaitMs: setup.config.feedMaxWaitMs,
 });
 
 /** What the calendar's routes need of the app. */
 interface CalendarRuntime {
-  deps: Pick<CalendarDeps, 'feedBuilds'>;
+  deps: Pick<CalendarDeps, 'feedBuilds' | 'feedMaxWaitMs'>;
   logger: Logger;
   createContext(request: RequestInfo): Promise<Context>;
 }
@@ -42,6 +46,7 @@ export const calendarHttp = (runtime: CalendarRuntime): ModuleRoute[] => [
       createContext: (request) => runtime.createContext(request),
       logger: runtime.logger,
       feedBuilds: runtime.deps.feedBuilds,
+      feedMaxWaitMs: runtime.deps.feedMaxWaitMs,
     }),
   },
 ];

@@ -7,6 +7,7 @@ import {
   type ErrorCategory,
   IdempotencyKeyError,
   NotFoundError,
+  ServiceUnavailableError,
   TooManyRequestsError,
   UnauthenticatedError,
   ValidationFailedError,
@@ -144,6 +145,11 @@ function contractFailure(failure: unknown): HttpFailure {
   }
   if (failure instanceof IdempotencyKeyError) {
     return answer(failure.restStatus, { errors: failure.reason });
+  }
+  if (failure instanceof ServiceUnavailableError && failure.retryAfterSeconds !== null) {
+    // Shed load (a full queue): the client is told when to come back.
+    const retryAfter = String(failure.retryAfterSeconds);
+    return answer(503, { errors: failure.reason }, { 'Retry-After': retryAfter });
   }
   if (failure instanceof AppError && failure.category !== 'INTERNAL_SERVER_ERROR') {
     return answer(statusByCategory[failure.category], { errors: failure.reason });

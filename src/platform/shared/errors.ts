@@ -226,7 +226,8 @@ export class IdempotencyKeyError extends AppError {
 }
 
 export class ServiceUnavailableError extends AppError {
-  constructor() {
+  /** @param retryAfterSeconds when to try again (the `Retry-After` header), if known. */
+  constructor(readonly retryAfterSeconds: number | null = null) {
     // `http` is read by Apollo for the response status (and removed from the answer).
     super('SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable', {
       http: { status: 503 },
