@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { jitteredMs } from '../../platform/jobs/backoff';
 import type { JobRun } from '../../platform/jobs/job-queue';
+import { recordPatiently } from '../../platform/jobs/record-patiently';
 import { inSqlTransaction } from '../../platform/sql/sql-transaction';
 import { MailStatus } from './mail-message.entity';
 import { sendJob, type SendOrder, sendOrderOf } from './mail.jobs';
@@ -122,5 +123,6 @@ export async function sendAttempt(
   if (run.signal.aborted && !outcome.sent) {
     throw new SendInterruptedError();
   }
-  await record(order, message, outcome, deps);
+  // Handed over: a database away now must not make the job run again and send it twice.
+  await recordPatiently(() => record(order, message, outcome, deps), run.signal);
 }

@@ -4,6 +4,7 @@ import { type SecretBox, SecretUnreadableError } from '../../platform/auth/secre
 import { type OutboundOutcome, postOutbound } from '../../platform/http/outbound';
 import { jitteredMs } from '../../platform/jobs/backoff';
 import type { JobRun } from '../../platform/jobs/job-queue';
+import { recordPatiently } from '../../platform/jobs/record-patiently';
 import { inSqlTransaction } from '../../platform/sql/sql-transaction';
 import { WebhookDeliveryStatus } from './webhook-delivery.entity';
 import { type DeliveryTarget, WebhookDeliveryStore } from './webhook-delivery.store';
@@ -190,5 +191,6 @@ export async function deliverAttempt(
   if (sent.outcome.aborted) {
     throw new AttemptInterruptedError();
   }
-  await record(order, target, sent, deps);
+  // Sent: a database away now must not make the job run again and send it twice.
+  await recordPatiently(() => record(order, target, sent, deps), run.signal);
 }

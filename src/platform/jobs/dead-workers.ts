@@ -38,7 +38,8 @@ const SWEEP = (schema: string): string => `
   select array(select "worker_id" from dead order by 1) as "dead" from unlocked`;
 
 /**
- * Watches this instance's workers (graphile-worker's `worker:create` and `worker:stop` events)
+ * Watches this instance's worker pools and workers (graphile-worker's `pool:create`,
+ * `pool:release`, `worker:create` and `worker:stop` events)
  * and, every HEARTBEAT_MS, says they are alive and frees what dead workers of any instance hold,
  * so that a job a killed instance was running is run again by another within seconds. A database
  * away leaves this quiet: the next heartbeat tries again.
@@ -50,7 +51,11 @@ export function watchDeadWorkers(options: {
   logger: Logger;
 }): { stop(): Promise<void> } {
   const { pool, events, logger } = options;
+  // graphile-worker 0.18 locks jobs and queues with the id of the worker pool (its workers'
+  // own ids name them in its logs only): both are said to be alive.
   const workers = new Set<string>();
+  events.on('pool:create', ({ workerPool }) => workers.add(workerPool.id));
+  events.on('pool:release', ({ workerPool }) => workers.delete(workerPool.id));
   events.on('worker:create', ({ worker }) => workers.add(worker.workerId));
   events.on('worker:stop', ({ worker }) => workers.delete(worker.workerId));
   const sweep = SWEEP(options.schema);
