@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /*
- * The webhook scenario's receiver: an HTTPS server on 127.0.0.1 (with NODE_ENV=production the
+ * The webhook scenario's receiver: an HTTPS server on 127.0.0.1 or another address of this machine
+ * (the fleet's bridge) (with NODE_ENV=production the
  * service calls https URLs only) with a self-signed certificate made by openssl for the run, which
  * the service is told to trust (NODE_EXTRA_CA_CERTS). It answers 204 at once and keeps each
  * request with the time its body had arrived; checking them is left for after the run, so that
@@ -23,10 +24,12 @@ export interface Receipt {
   /** performance.now() and Date.now() once the whole body was in. */
   at: number;
   wallAt: number;
+  /** The sender's address. */
+  from: string;
 }
 
-/** A certificate for 127.0.0.1, valid for two days, in a directory of its own. */
-function selfSigned(): { dir: string; key: string; cert: string } {
+/** A certificate for the address `host`, valid for two days, in a directory of its own. */
+function selfSigned(host: string): { dir: string; key: string; cert: string } {
   const dir = mkdtempSync(join(tmpdir(), 'bench-hooks-'));
   const key = join(dir, 'key.pem');
   const cert = join(dir, 'cert.pem');
@@ -48,9 +51,9 @@ function selfSigned(): { dir: string; key: string; cert: string } {
         '-days',
         '2',
         '-subj',
-        '/CN=127.0.0.1',
+        `/CN=${host}`,
         '-addext',
-        'subjectAltName=IP:127.0.0.1',
+        `subjectAltName=IP:${host}`,
       ],
       { stdio: 'pipe' },
     );
@@ -67,18 +70,35 @@ export class HookReceiver {
   readonly receipts: Receipt[] = [];
   /** Called with each receipt as it comes (after it is kept). */
   onReceipt: (receipt: Receipt) => void = () => undefined;
+  /**
+   * When set, each request waits for it before it is answered; a request whose sender went away
+   * meanwhile was never answered, and is not kept (its sender will send it again).
+   */
+  beforeAnswer: ((receipt: Receipt) => Promise<void>) | null = null;
 
   private constructor(
     private readonly server: Server,
     private readonly dir: string,
     /** The certificate's file: the service's NODE_EXTRA_CA_CERTS. */
     readonly certFile: string,
+    private readonly host: string,
   ) {}
 
-  static async start(): Promise<HookReceiver> {
-    const { dir, key, cert } = selfSigned();
+  /** A receiver on `host` (an address of this machine), on a free port. */
+  static async start(host = '127.0.0.1'): Promise<HookReceiver> {
+    const receiver = HookReceiver.create(host);
+    await receiver.listen();
+    return receiver;
+  }
+
+  /**
+   * A receiver for `host` with its certificate, not listening yet (`listen`): the services that
+   * trust it may be started before the address exists.
+   */
+  static create(host: string): HookReceiver {
+    const { dir, key, cert } = selfSigned(host);
     const server = createServer({ key: readFileSync(key), cert: readFileSync(cert) });
-    const receiver = new HookReceiver(server, dir, cert);
+    const receiver = new HookReceiver(server, dir, cert, host);
     server.on('request', (request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -89,24 +109,46 @@ export class HookReceiver {
           raw: Buffer.concat(chunks).toString('utf8'),
           at: performance.now(),
           wallAt: Date.now(),
+          from: request.socket.remoteAddress ?? '',
         };
-        response.writeHead(204).end();
-        receiver.receipts.push(receipt);
-        receiver.onReceipt(receipt);
+        const answer = (): void => {
+          if (request.socket.destroyed) {
+            return;
+          }
+          response.writeHead(204).end();
+          receiver.receipts.push(receipt);
+          receiver.onReceipt(receipt);
+        };
+        if (receiver.beforeAnswer) {
+          void receiver.beforeAnswer(receipt).then(answer);
+        } else {
+          answer();
+        }
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return receiver;
+  }
+
+  listen(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(0, this.host, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
   }
 
   /** The URL of endpoint `n`. */
   url(n: number): string {
-    return `https://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks/${n}`;
+    return `https://${this.host}:${(this.server.address() as AddressInfo).port}/hooks/${n}`;
   }
 
   async close(): Promise<void> {
     this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    if (this.server.listening) {
+      await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    }
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -14,8 +14,15 @@ export const PASSWORD = 'password123';
 /** The service's signing key, derived from JWT_SECRET as the service does. */
 export const KEYS = deriveKeys(SECRET);
 
-/** What both targets are given: the locale and path, production mode, the key, the database. */
-function commonEnv(dbUrl: string): Record<string, string> {
+/** How the service signs and checks tokens: the harness signs with KEYS and TOKENS. */
+export const AUTH_ENV: Readonly<Record<string, string>> = {
+  JWT_SECRET: SECRET,
+  JWT_ISSUER: TOKENS.issuer,
+  JWT_AUDIENCE: TOKENS.audience,
+};
+
+/** What every process the harness starts keeps of its environment: the path and the locale. */
+export function inheritedEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of ['PATH', 'HOME', 'LANG', 'TZ']) {
     const value = process.env[name];
@@ -23,12 +30,15 @@ function commonEnv(dbUrl: string): Record<string, string> {
       env[name] = value;
     }
   }
+  return env;
+}
+
+/** What both targets are given: the locale and path, production mode, the key, the database. */
+function commonEnv(dbUrl: string): Record<string, string> {
   return {
-    ...env,
+    ...inheritedEnv(),
     NODE_ENV: 'production',
-    JWT_SECRET: SECRET,
-    JWT_ISSUER: TOKENS.issuer,
-    JWT_AUDIENCE: TOKENS.audience,
+    ...AUTH_ENV,
     DATABASE_URL: dbUrl,
   };
 }

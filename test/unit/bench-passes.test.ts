@@ -68,6 +68,7 @@ describe('the webhook receipts check', () => {
         'webhook-signature': signature,
       },
       at,
+      from: '127.0.0.1',
       wallAt: Date.now(),
     };
   };

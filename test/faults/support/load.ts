@@ -20,6 +20,8 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Sent as `Idempotency-Key`. */
   idempotencyKey?: string;
+  /** More request headers. */
+  headers?: Record<string, string>;
 }
 
 function errorName(error: unknown): string {
@@ -39,8 +41,16 @@ export async function call(
   method: string,
   path: string,
   options: CallOptions = {},
-): Promise<{ status: number | null; body: unknown; ms: number; start: number; error?: string }> {
-  const headers: Record<string, string> = {};
+): Promise<{
+  status: number | null;
+  body: unknown;
+  /** The response's headers (null when there was no response). */
+  headers: Headers | null;
+  ms: number;
+  start: number;
+  error?: string;
+}> {
+  const headers: Record<string, string> = { ...options.headers };
   if (options.token) {
     headers['authorization'] = `Bearer ${options.token}`;
   }
@@ -65,11 +75,18 @@ export async function call(
     } catch {
       // not JSON: keep the text
     }
-    return { status: response.status, body, ms: performance.now() - start, start };
+    return {
+      status: response.status,
+      body,
+      headers: response.headers,
+      ms: performance.now() - start,
+      start,
+    };
   } catch (error) {
     return {
       status: null,
       body: null,
+      headers: null,
       ms: performance.now() - start,
       start,
       error: errorName(error),
