@@ -16,6 +16,7 @@ import { SDL_PATH, sdlDownload } from './platform/graphql/sdl-download';
 import type { TrustedDocuments } from './platform/graphql/trusted-documents';
 import { trustedDocumentsGuard } from './platform/graphql/trusted-documents-http';
 import { HEALTH_PATH, healthRoutes } from './platform/http/health.routes';
+import { readinessDetail } from './platform/http/readiness-detail';
 import { oauthMetadataRoutes, WELL_KNOWN_PATH } from './platform/http/oauth-metadata.routes';
 import { corsPolicy, securityHeaders } from './platform/http/security';
 import { type TrustedProxies, trustedProxies } from './platform/http/trusted-proxies';
@@ -100,6 +101,7 @@ export function mountEdges(frame: HttpFrame, config: Config, core: AppCore): str
     // running out of budget waiting).
     () => frame.state.shuttingDown || core.guard.poolStuck(),
     () => core.database.embedded?.health() ?? 'up',
+    readinessDetail(core.database.pool, () => core.database.reads?.replicas.states() ?? []),
   );
   // Mounted at their own paths, so other requests do not walk their routes.
   app.use([HEALTH_PATH, `${REST_PREFIX}${HEALTH_PATH}`], health);

@@ -226,6 +226,13 @@ const inHours = (hours: number) => new Date(Date.now() + hours * 3_600_000).toIS
     }
     const during = await readsServed(t);
     expect(during.primary - before.primary).toBeGreaterThanOrEqual(reads);
+    // Readiness detail shows it skipped, and why, but not where it is: the instance stays ready.
+    const detail = await fetch(`${t.url}/health/readiness?detail`);
+    expect(detail.status).toBe(200);
+    expect(await detail.json()).toMatchObject({
+      ready: true,
+      replicas: [{ replica: 1, healthy: false, problem: 'unreachable' }],
+    });
     pair.startReplica();
     let back = false;
     for (let i = 0; i < 100 && !back; i += 1) {

@@ -53,7 +53,7 @@ describe('Prometheus metrics', () => {
       expect(sample(text, 'db_pool_connections_idle')).toBeGreaterThanOrEqual(1);
     });
 
-    it('shows the jobs due and not running, by task, and how long the oldest has waited', async () => {
+    it('shows the jobs due and not running, by task, and how long the oldest has waited (also in readiness detail)', async () => {
       // A job of a task no worker runs stalls: it stays due, its wait only grows.
       const key = `metrics-probe-${Date.now()}`;
       const sql = (text: string) => t.instance.database.orm.em.getConnection().execute(text);
@@ -67,6 +67,22 @@ describe('Prometheus metrics', () => {
         expect(
           sample(text, 'job_queue_oldest_due_seconds', '{task="metrics_probe"}'),
         ).toBeGreaterThanOrEqual(90);
+        // And in readiness detail, for an operator who has no metrics at hand.
+        const detail = await fetch(`${t.url}/health/readiness?detail`);
+        expect(detail.status).toBe(200);
+        const body = (await detail.json()) as {
+          ready: boolean;
+          replicas: unknown[];
+          jobQueue: { task: string; due: number; oldestSeconds: number }[];
+        };
+        expect(body.ready).toBe(true);
+        expect(body.replicas).toEqual([]);
+        const probe = body.jobQueue.find((jobs) => jobs.task === 'metrics_probe');
+        expect(probe?.due).toBe(1);
+        expect(probe?.oldestSeconds).toBeGreaterThanOrEqual(90);
+        // Balancers still get no body.
+        const plain = await fetch(`${t.url}/health/readiness`);
+        expect(plain.status).toBe(204);
       } finally {
         await sql(`select graphile_worker.remove_job('${key}')`);
       }
