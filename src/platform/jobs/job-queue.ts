@@ -144,9 +144,17 @@ const RESTART_MS = 5_000;
  */
 function logFactory(logger: Logger, connection: DependencyState): LogFunctionFactory {
   const log = logger.child({ component: 'jobs' });
-  return (scope) => (level, message) => {
-    const fields = { task: scope.taskIdentifier, jobId: scope.jobId };
-    const text = scrub(message);
+  return (scope) => (level, message, meta) => {
+    // graphile-worker writes a failed job's stack into its message: the message keeps its first
+    // line, the error goes in `err` (serialized as every error is: its frames in their field).
+    const error = meta?.['error'];
+    const job = meta?.['job'] as { task_identifier?: string; id?: string } | undefined;
+    const fields = {
+      task: scope.taskIdentifier ?? job?.task_identifier,
+      jobId: scope.jobId ?? job?.id,
+      ...(error instanceof Error && { err: error }),
+    };
+    const text = scrub((message.split('\n', 1)[0] ?? '').replace(/:$/, ''));
     switch (connection.isDown ? 'debug' : level) {
       case 'error':
         log.error(fields, text);
