@@ -27,6 +27,7 @@ import {
   prepareContext,
 } from './run/prepare';
 import { profileMode } from './run/profile-mode';
+import { replicaPass, stopReplicaPair } from './run/replica-pass';
 import { fmt, log } from './run/progress';
 import { environment, runNotes, writeReport } from './run/report-files';
 import { setServiceEnv, startBaseline, startService } from './run/targets';
@@ -46,6 +47,8 @@ import { killRunningServices } from '../test/helpers/service-process';
  *   5. search cost growth (10k vs 100k users), single process vs cluster, the events pass
  *   6. the scenarios measured by passes of their own (webhook-deliveries, resume), each on a
  *      service of its own: statements counted on one start, timed on another
+ *   6b. with --replica, the read scenarios on a PostgreSQL primary and streaming replica of their
+ *      own (a copy of the data), the service reading from the replica (run/replica-pass.ts)
  *   7. write bench/results/latest.md, latest.svg and latest.json
  * With --against <ref>, instead of 2-6: that ref's build and the working tree's in turn
  * (run/ab-mode.ts), written to bench/results/ab-<ref>.md.
@@ -182,6 +185,7 @@ async function main(argv: readonly string[]): Promise<void> {
       ? await eventsPass(dbUrl, EVENTS)
       : { skipped: options.quick ? '--quick' : '--no-events' };
     const passed = await eventPasses(dbUrl, passKeys, options.quick);
+    const replica = options.replica ? await replicaPass(options, dbUrl, loadKeys) : null;
     rows.push(...passed.rows);
     rows.sort(
       (a, b) => options.scenarios.indexOf(a.info.key) - options.scenarios.indexOf(b.info.key),
@@ -206,6 +210,7 @@ async function main(argv: readonly string[]): Promise<void> {
       events,
       webhooks: passed.webhooks,
       resume: passed.resume,
+      ...(replica && { replica }),
       notes: runNotes(options, ctx),
     };
     const path = writeReport(report);
@@ -271,6 +276,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     loadGenerator.close();
     killRunningServices();
+    stopReplicaPair();
     process.exit(130);
   });
 }
@@ -283,6 +289,7 @@ main(process.argv.slice(2)).then(
   (error: unknown) => {
     loadGenerator.close();
     killRunningServices();
+    stopReplicaPair();
     log(
       error instanceof UsageError
         ? `bench: ${error.message}\nRun with --help for usage.`

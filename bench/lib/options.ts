@@ -1,6 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { isPass, type LoadKey, SCENARIOS, type ScenarioKey } from './scenarios';
+import {
+  isPass,
+  isReplicaScenario,
+  type LoadKey,
+  REPLICA_SCENARIOS,
+  SCENARIOS,
+  type ScenarioKey,
+} from './scenarios';
 
 export interface BenchOptions {
   quick: boolean;
@@ -33,6 +40,11 @@ export interface BenchOptions {
   against: string | null;
   /** A/B of runtimes: the working tree on this Node.js binary (A) and on the bench's own (B). */
   againstNode: string | null;
+  /**
+   * Also the read scenarios on a primary and one streaming replica of its own, the service reading
+   * from the replica (run/replica-pass.ts).
+   */
+  replica: boolean;
 }
 
 /** `text` in lines of at most `width` characters, each indented by `indent` spaces. */
@@ -89,6 +101,11 @@ ${wrapped(SCENARIOS.map((s) => s.key).join(', '), 26, 100)}
                           bench/results/ab-<ref>.md (B ÷ A per scenario, with the rounds' spread)
   --against-node <node>   A/B of runtimes: the working tree run by that Node.js binary (A) and by
                           the bench's own (B), as --against does; writes ab-node-<version>.md
+  --replica               also the read scenarios on a PostgreSQL primary and streaming replica of
+                          their own (a copy of the data), the service reading from the replica
+                          (DATABASE_READ_URLS): req/s ÷ baseline and the share of the service's
+                          reads the replica served (db_reads_total); those among --scenarios of:
+${wrapped(REPLICA_SCENARIOS.join(', '), 26, 100)}
   -h, --help              this help`;
 
 export class UsageError extends Error {}
@@ -169,6 +186,32 @@ function keyValues(text: string): Record<string, string> {
   return pairs;
 }
 
+/**
+ * --replica: a pass of the plain run, on the read scenarios, reading `db_reads_total` from the
+ * service's metrics; a usage error when it cannot run.
+ */
+function checkReplicaOptions(
+  mode: { against: string | null; profile: string | undefined; eventsOnly: boolean | undefined },
+  serviceEnv: Readonly<Record<string, string>>,
+  scenarios: readonly ScenarioKey[],
+): void {
+  if (mode.against !== null || mode.profile !== undefined || mode.eventsOnly) {
+    throw new UsageError(
+      '--replica is a pass of the plain run: not with --against, --profile or --events-only',
+    );
+  }
+  if (['false', '0', 'no'].includes(serviceEnv['METRICS'] ?? '')) {
+    throw new UsageError(
+      "--replica reads db_reads_total from the service's metrics: not with METRICS off",
+    );
+  }
+  if (!scenarios.some(isReplicaScenario)) {
+    throw new UsageError(
+      `--replica runs the read scenarios among --scenarios: name one of ${REPLICA_SCENARIOS.join(', ')}`,
+    );
+  }
+}
+
 export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
   let values;
   try {
@@ -196,6 +239,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
         peers: { type: 'boolean' },
         against: { type: 'string' },
         'against-node': { type: 'string' },
+        replica: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -217,6 +261,18 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
       '--against measures the scenarios only: not with --profile, --events-only or --peers',
     );
   }
+  const replica = values.replica ?? false;
+  const serviceEnv = keyValues(values['service-env'] ?? '');
+  const scenarios = values.scenarios
+    ? scenarioList(values.scenarios)
+    : SCENARIOS.map((s) => s.key).filter((key) => !(quick || against) || !isPass(key));
+  if (replica) {
+    checkReplicaOptions(
+      { against, profile: values.profile, eventsOnly: values['events-only'] },
+      serviceEnv,
+      scenarios,
+    );
+  }
   const env = process.env;
   return {
     quick,
@@ -232,19 +288,18 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     // An A/B's ratios need runs long enough, and rounds enough, to see the spread.
     durationSeconds: positive('duration', values.duration, quick ? (against ? 3 : 1) : 15, false),
     rounds: positive('rounds', values.rounds, (quick ? 1 : 2) * (against ? 2 : 1)),
-    scenarios: values.scenarios
-      ? scenarioList(values.scenarios)
-      : SCENARIOS.map((s) => s.key).filter((key) => !(quick || against) || !isPass(key)),
+    scenarios,
     growth: !quick && !values['no-growth'],
     cluster: !quick && !values['no-cluster'],
     events: (!quick && !values['no-events']) || (values['events-only'] ?? false),
     eventsOnly: values['events-only'] ?? false,
     profile: values.profile ? profiledList(values.profile) : null,
     build: !values['no-build'],
-    serviceEnv: keyValues(values['service-env'] ?? ''),
+    serviceEnv,
     acceptEncoding: values['accept-encoding'] ?? null,
     peers: values.peers ?? false,
     against,
     againstNode,
+    replica,
   };
 }

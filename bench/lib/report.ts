@@ -1,6 +1,7 @@
 import { type EventsResult, IDLE_SECONDS } from '../run/events-pass';
 import { int, mib, ms, ratio, statements } from './format';
 import { type PeersReport, peersSection } from './report-peers';
+import { type ReplicaReport, replicaSection } from './report-replica';
 import {
   type ResumeSection,
   resumeMarkdown,
@@ -68,6 +69,8 @@ export interface Report {
   /** The sections of the scenarios measured by passes of their own (their rows are above). */
   webhooks: WebhookSection | { skipped: string };
   resume: ResumeSection | { skipped: string };
+  /** --replica: the read scenarios with one streaming replica (absent without the option). */
+  replica?: ReplicaReport;
   notes: string[];
 }
 
@@ -83,13 +86,22 @@ function failures(summary: Summary): string {
   return entries.length === 0 ? '' : entries.map(([k, v]) => `${k}: ${v}`).join(', ');
 }
 
+/** The options of `npm run bench` that the report's title line names (` -- --quick --replica`). */
+function commandOptions(report: Report): string {
+  const given = [
+    ...(report.mode === 'quick' ? ['--quick'] : []),
+    ...(report.replica ? ['--replica'] : []),
+  ];
+  return given.length > 0 ? ` -- ${given.join(' ')}` : '';
+}
+
 export function markdown(report: Report, chartFile: string): string {
   const s = report.settings;
   const out: string[] = [
     `# Benchmark: service vs bare baseline (${report.mode} run)`,
     '',
     `Run ${report.startedAt}, took ${Math.round(report.finishedSeconds)} s. ` +
-      `Produced by \`npm run bench${report.mode === 'quick' ? ' -- --quick' : ''}\` (bench/README.md).`,
+      `Produced by \`npm run bench${commandOptions(report)}\` (bench/README.md).`,
     '',
     `Load: autocannon in a separate process, ${s.connections} connections, ${s.warmupSeconds} s warm-up + ` +
       `${s.durationSeconds} s measured per run, ${s.rounds} round(s) per target, service and baseline ` +
@@ -175,6 +187,9 @@ export function markdown(report: Report, chartFile: string): string {
   }
 
   out.push('', ...peersSection(report));
+  if (report.replica) {
+    out.push('', ...replicaSection(report.replica));
+  }
 
   out.push('', '## Search cost growth', '');
   if ('skipped' in report.growth) {

@@ -154,6 +154,26 @@ export const SCENARIOS: readonly ScenarioInfo[] = [
   },
 ];
 
+/**
+ * The scenarios of --replica (run/replica-pass.ts): the reads that the baseline answers and that
+ * need no data made for them, so a copy of the database serves them as it is.
+ */
+export const REPLICA_SCENARIOS = [
+  'meeting-rest',
+  'meeting-graphql',
+  'search',
+  'requests',
+  'following',
+  'my-meetings',
+] as const satisfies readonly ReadKey[];
+
+/** A scenario of --replica. */
+export type ReplicaKey = (typeof REPLICA_SCENARIOS)[number];
+
+/** Whether --replica runs the scenario. */
+export const isReplicaScenario = (key: ScenarioKey): key is ReplicaKey =>
+  (REPLICA_SCENARIOS as readonly ScenarioKey[]).includes(key);
+
 /** The scenario's description. */
 export const scenarioInfo = (key: ScenarioKey): ScenarioInfo =>
   SCENARIOS.find((s) => s.key === key) as ScenarioInfo;
