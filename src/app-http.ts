@@ -16,7 +16,7 @@ import { SDL_PATH, sdlDownload } from './platform/graphql/sdl-download';
 import type { TrustedDocuments } from './platform/graphql/trusted-documents';
 import { trustedDocumentsGuard } from './platform/graphql/trusted-documents-http';
 import { HEALTH_PATH, healthRoutes } from './platform/http/health.routes';
-import { readinessDetail } from './platform/http/readiness-detail';
+import { readinessDetail } from './app-readiness';
 import { oauthMetadataRoutes, WELL_KNOWN_PATH } from './platform/http/oauth-metadata.routes';
 import { corsPolicy, securityHeaders } from './platform/http/security';
 import { type TrustedProxies, trustedProxies } from './platform/http/trusted-proxies';

@@ -1,6 +1,6 @@
-import { dueJobs, type DueJobs } from '../jobs/queue-health';
-import type { ReplicaState } from '../postgres/replicas/replica-set';
-import type { StatementPool } from '../sql/connections';
+import { dueJobs, type DueJobs } from './platform/jobs/queue-health';
+import type { ReplicaState } from './platform/postgres/replicas/replica-set';
+import type { StatementPool } from './platform/sql/connections';
 
 /** What `GET /health/readiness?detail` shows beside `ready`, for an operator's eyes. */
 export interface ReadinessDetail {
