@@ -180,8 +180,10 @@ const inHours = (hours: number) => new Date(Date.now() + hours * 3_600_000).toIS
             `/meeting/${created.id}`,
             { token: owner.token },
           );
-          expect(read.status).toBe(200);
-          expect(read.body.title).toBe(`Elsewhere ${i}`);
+          expect({ status: read.status, body: read.body }).toMatchObject({
+            status: 200,
+            body: { title: `Elsewhere ${i}` },
+          });
         }
       }
     } finally {

@@ -76,9 +76,12 @@ export async function startStreamingPair(applyDelayMs: number): Promise<Streamin
   const primaryDir = join(root, 'primary');
   const replicaDir = join(root, 'replica');
   const [primaryPort, replicaPort] = [await freePort(), await freePort()];
+  // Every instance of the service opens about 14 connections on the primary (its pools, the
+  // job queue's, the event listener); a test runs up to four: 60 was seen refused ("too many
+  // clients", a 503) under a loaded CI. A standby needs at least the primary's figure.
   const settings = (port: number) =>
     `\nport = ${port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '${root}'\n` +
-    `fsync = off\nmax_connections = 60\n`;
+    `fsync = off\nmax_connections = 200\n`;
   const start = (dir: string) =>
     run('pg_ctl', [
       '-D',
