@@ -6,6 +6,7 @@ import { Tally } from './fleet/calls';
 import { FaultPlan } from './fleet/faults';
 import { type Fleet, fleetUnavailable, startFleet } from './fleet/fleet';
 import { makeReceiver, registerEndpoints } from './fleet/hooks';
+import { jobState } from './fleet/job-state';
 import { GATEWAY_ADDRESS } from './fleet/network';
 import { makeCast, newestCursor } from './fleet/people';
 import { Readers } from './fleet/readers';
@@ -116,7 +117,8 @@ async function run(fleet: Fleet, receiver: HookReceiver): Promise<FleetResult> {
   subscribers.forEach((subscriber) => subscriber.stop());
 
   const logged = await loggedCursors(primaryUrl, all);
-  writeDetails(subscribers, watched, logged, receiver, t0, plan);
+  const jobs = await jobState(primaryUrl).catch((error: unknown) => ({ error: String(error) }));
+  writeDetails(subscribers, watched, logged, receiver, t0, plan, jobs);
   const killed = plan.records.find((f) => f.heldDelivery !== undefined)?.heldDelivery ?? null;
   const again = killed
     ? receiver.receipts.find((r) => String(r.headers['webhook-id']) === killed.id)
@@ -149,6 +151,7 @@ function writeDetails(
   receiver: HookReceiver,
   t0: number,
   plan: FaultPlan,
+  jobs: Record<string, unknown>,
 ): void {
   const missed = subscribers.flatMap((subscriber, i) => {
     const got = new Set(subscriber.received);
@@ -174,7 +177,7 @@ function writeDetails(
   const twice = [...byId].filter(([, receipts]) => receipts.length > 1);
   writeFileSync(
     join(logDir, 'details.json'),
-    JSON.stringify({ faults: plan.records, missed, twice }, null, 1),
+    JSON.stringify({ faults: plan.records, missed, twice, jobs }, null, 1),
   );
 }
 

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { Client } from 'pg';
 import { loadSigningKey } from '../../src/platform/auth/keys';
 import { loadConfig } from '../../src/config';
-import { CHANGES_CHANNEL } from '../../src/platform/live/change-log';
+import { burstOfChanges } from '../helpers/change-burst';
 import { type LiveClient, useLiveClients, waitForSubscriptions } from '../helpers/live-client';
 import type { SeededUser } from '../helpers/seed';
 import { startSecondInstance, startTestApp, type TestApp } from '../helpers/test-app';
@@ -95,30 +94,7 @@ describe('the bounds of subscriptions', () => {
     await waitForSubscriptions(t.instance, 1);
     // A burst far larger than the queue, all at once (as a busy meeting could produce): 200
     // changes logged by one transaction, read by the feed in one batch.
-    const start = Date.now();
-    const notices = Array.from({ length: 200 }, (_, i) => ({
-      kind: 'UPDATED',
-      meetingId: meeting.id,
-      participantId: null,
-      userId: null,
-      occurredAt: new Date(start + i).toISOString(),
-    }));
-    const admin = new Client({ connectionString: t.instance.database.url });
-    await admin.connect();
-    try {
-      await admin.query('begin');
-      await admin.query(
-        'insert into change_log (kind, meeting_id, participant_id, user_id, occurred_at) ' +
-          'select e.kind, e."meetingId", e."participantId", e."userId", e."occurredAt" ' +
-          'from json_to_recordset($1::json) as e(kind text, "meetingId" uuid, ' +
-          '"participantId" uuid, "userId" uuid, "occurredAt" timestamptz)',
-        [JSON.stringify(notices)],
-      );
-      await admin.query("select pg_notify($1, '')", [CHANGES_CHANNEL]);
-      await admin.query('commit');
-    } finally {
-      await admin.end();
-    }
+    await burstOfChanges(t, meeting.id, 200);
     expect(await socket.closed).toEqual({ code: 1013, reason: 'Slow consumer' });
   });
 

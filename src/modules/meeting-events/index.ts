@@ -1,6 +1,7 @@
 import { MeetingEventConnection, SubscriptionResolver } from './meeting-events.resolver';
 import { defineModule } from '../../platform/composition/module';
 import { topicsOf } from '../meeting';
+import { startAudienceRelay } from './meeting-events.audience';
 
 export type { Context as MeetingEventsContext } from './meeting-events.context';
 export { eventOf } from './meeting-events.streams';
@@ -13,4 +14,5 @@ export const meetingEventsModule = defineModule({
   name: 'meeting-events',
   resolvers: [SubscriptionResolver, MeetingEventConnection.resolver],
   topicsOf,
+  worker: startAudienceRelay,
 });

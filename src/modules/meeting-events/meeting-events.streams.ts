@@ -1,10 +1,8 @@
 import type { Context } from './meeting-events.context';
 import {
-  ALL_CHANGES_TOPIC,
   type ChangeNotice,
   invitationTopic,
   isMeetingEvent,
-  type MeetingSnapshot,
   meetingTopic,
   type ParticipantRecord,
   seesMeeting,
@@ -17,6 +15,7 @@ import { changesAfter, requireKept } from './meeting-events.store';
 import { clientCursor } from '../../platform/live/change-log';
 import type { Resume } from '../../platform/live/event-stream';
 import type { MeetingEvent } from './meeting-events.types';
+import { sharedSnapshot, visibleTopic } from './meeting-events.audience';
 
 /** Subscriptions are served over WebSocket only (an HTTP request has no events to wait for). */
 function requireLive(context: Context): LiveScope<ChangeNotice> {
@@ -50,42 +49,27 @@ export function invitations(context: Context): Promise<AsyncIterableIterator<Par
   );
 }
 
-/**
- * Each change's meeting as this instance's subscribers read it: once, by whichever asks first,
- * for all of them (a notice is one object for every subscriber of an instance; replayed notices
- * are each subscriber's own). A read that failed is not kept: the next asks again.
- */
-const shared = new WeakMap<ChangeNotice, Promise<MeetingSnapshot>>();
-
-function sharedSnapshot(
-  context: Context,
-  notice: ChangeNotice & { meetingId: string },
-): Promise<MeetingSnapshot> {
-  let read = shared.get(notice);
-  if (!read) {
-    read = context.services.meetings.snapshot(notice.meetingId);
-    shared.set(notice, read);
-    read.catch(() => shared.delete(notice));
-  }
-  return read;
-}
+/** A change's meeting as read once for this instance's subscribers (see sharedSnapshot). */
+const snapshotOf = (context: Context, notice: ChangeNotice & { meetingId: string }) =>
+  sharedSnapshot(notice, (meetingId) => context.services.meetings.snapshot(meetingId));
 
 /**
- * Whether a change is of a meeting the caller may see, judged on the shared read: most changes
- * an instance hears are of meetings a given subscriber of all changes cannot see.
+ * Whether a change is of a meeting the caller may see, judged on the shared read (the relay's):
+ * the relay hands on only such changes, but a change it could not judge reaches everyone, and
+ * an admin's role may have gone since the subscription began.
  */
 async function mayConcern(context: Context, notice: ChangeNotice): Promise<boolean> {
   if (!isMeetingEvent(notice)) {
     return false;
   }
-  const { meeting, participants } = await sharedSnapshot(context, notice);
+  const { meeting, participants } = await snapshotOf(context, notice);
   return meeting !== null && seesMeeting(requireViewer(context), meeting, participants);
 }
 
 /** A change as a subscriber receives it (see `eventOf`), its meeting read once per instance. */
 async function liveEventOf(context: Context, notice: ChangeNotice): Promise<MeetingEvent | null> {
   if (isMeetingEvent(notice)) {
-    context.services.meetings.adopt(notice.meetingId, await sharedSnapshot(context, notice));
+    context.services.meetings.adopt(notice.meetingId, await snapshotOf(context, notice));
   }
   return eventOf(context, notice);
 }
@@ -164,7 +148,9 @@ export async function myMeetingEvents(
   const live = requireLive(context);
   const viewer = requireViewer(context);
   const resume = await resumeAfter(context, after, { viewer });
-  return live.stream(ALL_CHANGES_TOPIC, (notice) => liveEventOf(context, notice), {
+  // The changes of the meetings the caller may see, handed on by this instance's relay (a
+  // subscriber hears and queues only its own); each is still judged as the caller sees it now.
+  return live.stream(visibleTopic(viewer), (notice) => liveEventOf(context, notice), {
     resume,
     admits: (notice) => mayConcern(context, notice),
   });

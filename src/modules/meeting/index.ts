@@ -35,11 +35,13 @@ export {
 } from './meeting-event';
 export { InputArgs } from './lifecycle/meeting-lifecycle.inputs';
 export { MeetingIdArgs } from './meeting.inputs';
-export { seesMeeting } from './meeting.rules';
+export { seenBy, seesMeeting } from './meeting.rules';
 export { RescheduleMeetingPayload } from './lifecycle/meeting-lifecycle.types';
 export { Meeting, MEETING_LIMITS, MeetingStatus } from './meeting.entity';
 export { DEFAULT_MAX_PARTICIPANTS_PER_MEETING } from './meeting.limits';
+export { readSnapshot } from './meeting.service';
 export type { MeetingService, MeetingSnapshot } from './meeting.service';
+export { MeetingStore } from './meeting.store';
 export type { MeetingLoaders, MeetingRecord } from './meeting.store';
 export { AddParticipantPayload, CreateMeetingPayload } from './meeting.types';
 export { requireWindow } from './schedule/occurrence.service';

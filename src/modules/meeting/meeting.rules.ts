@@ -22,10 +22,15 @@ export function seesMeeting(
   meeting: { ownerId: string },
   participants: readonly { userId: string }[],
 ): boolean {
-  return (
-    managesMeeting(viewer, meeting) ||
-    participants.some((participant) => participant.userId === viewer.id)
-  );
+  return isAdmin(viewer) || seenBy(meeting, participants).includes(viewer.id);
+}
+
+/** The users who may see a meeting besides the admins (`seesMeeting`): owner, participants. */
+export function seenBy(
+  meeting: { ownerId: string },
+  participants: readonly { userId: string }[],
+): string[] {
+  return [meeting.ownerId, ...participants.map((participant) => participant.userId)];
 }
 
 /** The answers that decide a meeting's status: who answered, and how. */

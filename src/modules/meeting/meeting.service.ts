@@ -46,6 +46,19 @@ export interface MeetingSnapshot {
   users: UserRecord[];
 }
 
+/** A meeting with its participants and their users, read in one statement. */
+export async function readSnapshot(
+  store: Pick<MeetingStores['meetings'], 'withParticipants'>,
+  meetingId: string,
+): Promise<MeetingSnapshot> {
+  const found = await store.withParticipants([meetingId]);
+  return {
+    meeting: found.meetings[0] ?? null,
+    participants: found.byMeeting.get(meetingId) ?? [],
+    users: found.users,
+  };
+}
+
 /** A guest's arrival, as the meeting's subscribers and the guest's invitations hear of it. */
 const added = (guest: Pick<ParticipantRecord, 'id' | 'userId'>): MeetingChange => ({
   kind: MeetingEventKind.PARTICIPANT_ADDED,
@@ -95,13 +108,8 @@ export class MeetingService {
    * A meeting with its participants and their users, read now past this request's loaders (one
    * statement): a read other requests may share (`adopt`).
    */
-  async snapshot(meetingId: string): Promise<MeetingSnapshot> {
-    const found = await this.stores.meetings.withParticipants([meetingId]);
-    return {
-      meeting: found.meetings[0] ?? null,
-      participants: found.byMeeting.get(meetingId) ?? [],
-      users: found.users,
-    };
+  snapshot(meetingId: string): Promise<MeetingSnapshot> {
+    return readSnapshot(this.stores.meetings, meetingId);
   }
 
   /** Takes a meeting's `snapshot` as this request's read of it: its loaders answer from it. */

@@ -2,9 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Context } from './webhook.context';
 import type { LoggedChange } from '../../platform/live/change-log';
 import { inSqlTransaction } from '../../platform/sql/sql-transaction';
-import { isMeetingEvent, type MeetingEventKind } from '../meeting';
+import { isMeetingEvent, type MeetingEventKind, seenBy } from '../meeting';
 import { eventOf } from '../meeting-events';
-import { isVisibleUser, type UserRecord, UserStore } from '../user';
+import { isAdmin, isVisibleUser, type UserRecord, UserStore } from '../user';
 import { type MeetingReader, webhookBody } from './webhook-body';
 import { type NewDelivery, WebhookDeliveryStore } from './webhook-delivery.store';
 import { webhookEventType } from './webhook.events';
@@ -34,7 +34,8 @@ type MeetingChange = LoggedChange & { kind: MeetingEventKind; meetingId: string 
  * The bodies of the changes each endpoint receives: for every change, every enabled endpoint
  * subscribed to its type, made before it, whose owner may see the meeting, decided as their
  * subscription would decide it (`eventOf`, as its owner), the meeting read as its owner reads it.
- * All owners' reads of one batch share their loaders: each meeting is read once.
+ * All owners' reads of one batch share their loaders: each meeting is read once, and only the
+ * endpoints of those who may see it are judged.
  */
 async function deliveriesOf<C extends Context>(
   em: EntityManager,
@@ -53,13 +54,34 @@ async function deliveriesOf<C extends Context>(
       .map((user) => [user.id, user]),
   );
   let shared: C | undefined;
+  const contextAs = (owner: UserRecord): C => {
+    const context = deps.contextOf(owner, shared ?? em);
+    shared ??= context;
+    return context;
+  };
+  // Who may see each meeting (its owner, participants; admins aside), on the loaders all owners
+  // share: only their endpoints are judged further, not every endpoint for every change.
+  const audiences = new Map<string, Promise<ReadonlySet<string>>>();
+  const audienceOf = (meetingId: string, reader: UserRecord): Promise<ReadonlySet<string>> => {
+    let audience = audiences.get(meetingId);
+    if (!audience) {
+      const { loaders } = contextAs(reader);
+      audience = (async () => {
+        const meeting = await loaders.meetings.load(meetingId);
+        return meeting
+          ? new Set(seenBy(meeting, await loaders.participantsByMeeting.load(meetingId)))
+          : new Set<string>();
+      })();
+      audiences.set(meetingId, audience);
+    }
+    return audience;
+  };
   const bodies = new Map<string, Promise<string | null>>();
   const bodyFor = (owner: UserRecord, change: MeetingChange): Promise<string | null> => {
     const key = `${owner.id} ${change.cursor}`;
     let body = bodies.get(key);
     if (!body) {
-      const context = deps.contextOf(owner, shared ?? em);
-      shared ??= context;
+      const context = contextAs(owner);
       body = (async () => {
         if (!(await eventOf(context, change))) {
           return null;
@@ -78,7 +100,16 @@ async function deliveriesOf<C extends Context>(
   const made: NewDelivery[] = [];
   for (const change of changes) {
     const eventType = webhookEventType(change.kind);
-    const receiving = endpoints.filter((endpoint) => receives(endpoint, change, eventType));
+    const subscribed = endpoints.filter((endpoint) => receives(endpoint, change, eventType));
+    const [first] = subscribed;
+    if (!first) {
+      continue;
+    }
+    const audience = await audienceOf(change.meetingId, owners.get(first.userId) as UserRecord);
+    const receiving = subscribed.filter((endpoint) => {
+      const owner = owners.get(endpoint.userId) as UserRecord;
+      return isAdmin(owner) || audience.has(owner.id);
+    });
     const payloads = await Promise.all(
       receiving.map((endpoint) => bodyFor(owners.get(endpoint.userId) as UserRecord, change)),
     );

@@ -1,5 +1,11 @@
 type Listener<N> = (notice: N) => void;
 
+/** A topic's family: what comes before its first `:` (`meeting` of `meeting:<id>`). */
+export const familyOf = (topic: string): string => {
+  const colon = topic.indexOf(':');
+  return colon < 0 ? topic : topic.slice(0, colon);
+};
+
 /** Hears whose sign-in sessions ended: a user id, or null when it may be anyone's. */
 type SessionWatcher = (userId: string | null) => void;
 
@@ -9,6 +15,8 @@ type SessionWatcher = (userId: string | null) => void;
  */
 export class EventHub<N> {
   private readonly listeners = new Map<string, Set<Listener<N>>>();
+  /** How many listeners each family of topics has (see `familyOf`). */
+  private readonly families = new Map<string, number>();
   private readonly sessionWatchers = new Set<SessionWatcher>();
 
   /** @param topicsOf the local topics a notice is delivered on */
@@ -17,12 +25,27 @@ export class EventHub<N> {
   /** Hears `topic`'s notices until the returned function is called. */
   on(topic: string, listener: Listener<N>): () => void {
     const set = this.listeners.get(topic) ?? new Set<Listener<N>>();
-    set.add(listener);
+    // A function per registration: the same listener registered twice is removed once each.
+    const entry: Listener<N> = (notice) => listener(notice);
+    set.add(entry);
     this.listeners.set(topic, set);
+    const family = familyOf(topic);
+    this.families.set(family, (this.families.get(family) ?? 0) + 1);
+    let removed = false;
     return () => {
-      set.delete(listener);
+      if (removed) {
+        return;
+      }
+      removed = true;
+      set.delete(entry);
       if (set.size === 0 && this.listeners.get(topic) === set) {
         this.listeners.delete(topic);
+      }
+      const left = (this.families.get(family) ?? 1) - 1;
+      if (left === 0) {
+        this.families.delete(family);
+      } else {
+        this.families.set(family, left);
       }
     };
   }
@@ -30,10 +53,25 @@ export class EventHub<N> {
   /** Hands a notice to every listener of its topics. */
   deliver(notice: N): void {
     for (const topic of this.topicsOf(notice)) {
-      for (const listener of this.listeners.get(topic) ?? []) {
-        listener(notice);
-      }
+      this.deliverOn(topic, notice);
     }
+  }
+
+  /** Hands a notice to the listeners of one topic (a relay's, see audience-relay.ts). */
+  deliverOn(topic: string, notice: N): void {
+    for (const listener of this.listeners.get(topic) ?? []) {
+      listener(notice);
+    }
+  }
+
+  /** How many listeners the topics of `family` have. */
+  listenersIn(family: string): number {
+    return this.families.get(family) ?? 0;
+  }
+
+  /** The topics of `family` that have listeners now. */
+  topicsIn(family: string): string[] {
+    return [...this.listeners.keys()].filter((topic) => familyOf(topic) === family);
   }
 
   /** Hears that sessions ended until the returned function is called. */

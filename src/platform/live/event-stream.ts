@@ -24,7 +24,10 @@ export interface EventStreamOptions<T, N> {
   onOverflow: () => void;
   /** Called once when the stream ends, however it ends. */
   onEnd?: () => void;
-  /** What the subscriber missed: replayed first, up to `upTo`, then the live notices after it. */
+  /**
+   * What the subscriber missed: replayed first, up to `upTo`, then the live notices after it (a
+   * notice at or before `upTo` heard live, handed on late by a relay, is the replay's).
+   */
   resume?: Resume<N> & { upTo: string };
   /**
    * For a stream without `resume`: where it starts (a change made before it began, still on its
@@ -61,7 +64,12 @@ export class EventStream<T, N extends { cursor: string }> implements AsyncIterab
   }
 
   private push(notice: N): void {
-    if (this.ended || (this.floor !== null && this.beforeStart(notice, this.floor))) {
+    const { resume } = this.options;
+    if (
+      this.ended ||
+      (this.floor !== null && this.beforeStart(notice, this.floor)) ||
+      (resume && compareCursors(notice.cursor, resume.upTo) <= 0)
+    ) {
       return;
     }
     if (this.waiting) {
