@@ -49,7 +49,7 @@ export function watchDeadWorkers(options: {
   events: WorkerEvents;
   schema: string;
   logger: Logger;
-}): { stop(): Promise<void> } {
+}): { stop(): Promise<void>; forget(poolId: string): void } {
   const { pool, events, logger } = options;
   // graphile-worker 0.18 locks jobs and queues with the id of the worker pool (its workers'
   // own ids name them in its logs only): both are said to be alive.
@@ -72,5 +72,10 @@ export function watchDeadWorkers(options: {
       },
       (error: unknown) => logger.debug({ component: 'jobs', err: error }, 'heartbeat failed'),
     );
-  return heartbeatLoop(beat);
+  return {
+    ...heartbeatLoop(beat),
+    // A pool given up on (stuck stopping): no longer said to be alive, so the others free what
+    // it holds.
+    forget: (poolId) => workers.delete(poolId),
+  };
 }

@@ -13,6 +13,8 @@ import type {
 import { DependencyState } from '../observability/dependency-state';
 import { scrub } from '../observability/log-safety';
 import { watchDeadWorkers } from './dead-workers';
+import { keptRunning } from './kept-running';
+import { giveUpStuckPools } from './stuck-pools';
 
 /**
  * Background jobs on the service's own PostgreSQL, by graphile-worker: every instance runs a
@@ -134,8 +136,6 @@ export function removeJobsStatement(keys: readonly string[]): { sql: string; par
  * for a job at once, often before the queue is free): the next job would wait for a poll.
  */
 const NEXT_IN_QUEUE_MS = 30;
-/** How long after its pool stopped by itself a new one is started. */
-const RESTART_MS = 5_000;
 
 /**
  * graphile-worker's log lines as the service's: its chatter (a job done) only at debug; while its
@@ -247,63 +247,6 @@ function poolEvents(connection: DependencyState): WorkerEvents {
 }
 
 /**
- * Keeps a worker pool running: graphile-worker stops its whole pool when a worker cannot record
- * a job's outcome (the database away for longer than it retries); a new one is started, until
- * closed.
- */
-function keptRunning(
-  run: () => Promise<Runner>,
-  first: Runner,
-  logger: Logger,
-): { runner(): Runner; close(): Promise<void> } {
-  let runner = first;
-  let closed = false;
-  let restart: NodeJS.Timeout | null = null;
-  const watch = (current: Runner): void => {
-    const stopped = (): void => {
-      if (closed || current !== runner) {
-        return;
-      }
-      logger.warn({ component: 'jobs' }, 'job queue stopped; starting it again');
-      const again = (): void => {
-        restart = null;
-        if (closed) {
-          return;
-        }
-        run().then(
-          (started) => {
-            if (closed) {
-              void started.stop().catch(() => undefined);
-              return;
-            }
-            runner = started;
-            watch(started);
-          },
-          (error: unknown) => {
-            logger.debug({ component: 'jobs', err: error }, 'job queue not started');
-            restart = setTimeout(again, RESTART_MS);
-          },
-        );
-      };
-      restart = setTimeout(again, RESTART_MS);
-    };
-    current.promise.then(stopped, stopped);
-  };
-  watch(runner);
-  return {
-    runner: () => runner,
-    async close() {
-      closed = true;
-      if (restart) {
-        clearTimeout(restart);
-      }
-      // A runner that stopped by itself says so again: it is stopped all the same.
-      await runner.stop().catch(() => undefined);
-    },
-  };
-}
-
-/**
  * Starts this instance's worker pool on `url`. graphile-worker is an ES module: it is loaded by
  * `import()`, which Node 22.12+ also serves to the compiled CommonJS (as require of an ES module).
  */
@@ -351,6 +294,22 @@ export async function startJobQueue(options: JobQueueOptions): Promise<JobQueue>
   }
   const kept = keptRunning(run, runner, logger);
   let closed = false;
+  events.on('pool:gracefulShutdown', ({ message }) => {
+    if (!closed) {
+      logger.warn({ component: 'jobs', reason: message }, 'job queue pool stopping');
+    }
+  });
+  giveUpStuckPools(events, options.shutdownAbortMs, (workerPool) => {
+    if (closed) {
+      return;
+    }
+    logger.warn(
+      { component: 'jobs', pool: workerPool.id },
+      'a job queue pool did not stop in time; given up: the others free its jobs, a new one starts',
+    );
+    heartbeat.forget(workerPool.id);
+    kept.replace();
+  });
   return {
     async add(spec) {
       await kept.runner().addJob(spec.task, spec.payload, {
