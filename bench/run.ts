@@ -17,6 +17,7 @@ import { abMode } from './run/ab-mode';
 import { checkEquality, type Statements } from './run/equality';
 import { countPass, passSummary, timePass } from './run/event-passes';
 import { EVENTS, eventsPass } from './run/events-pass';
+import { fanOutRun } from './run/fan-out-pass';
 import { clusterPass, searchGrowth } from './run/passes';
 import { ensurePeersInstalled, peersPass } from './run/peers';
 import {
@@ -86,6 +87,11 @@ async function main(argv: readonly string[]): Promise<void> {
   if (options.eventsOnly) {
     log('Events: 1,000 WebSocket subscribers on one instance…');
     log(`\n${eventsSection(await eventsPass(dbUrl, EVENTS)).join('\n')}`);
+    return;
+  }
+  const command = `npm run bench -- ${argv.join(' ')}`;
+  if (options.fanOutOnly) {
+    await fanOutRun(dbUrl, options.quick, command);
     return;
   }
 
@@ -218,6 +224,10 @@ async function main(argv: readonly string[]): Promise<void> {
       `\n${markdown(report, `${mode === 'quick' ? 'quick' : 'latest'}.svg`).split('## Search cost growth')[0]}`,
     );
     log(`Written ${path} (+ .svg, .json) in ${Math.round((Date.now() - started) / 1000)} s.`);
+    // After the main report is written: a failure of the pass (it throws) keeps that report.
+    if (options.fanOut) {
+      await fanOutRun(dbUrl, options.quick, command);
+    }
   } finally {
     await service.stop();
     await baseline.stop();

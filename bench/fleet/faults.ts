@@ -1,6 +1,6 @@
 import type { HookReceiver } from '../lib/hook-receiver';
 import type { Fleet } from './fleet';
-import { holdDeliveriesOfNextHost } from './hooks';
+import { holdDeliveriesFrom, holdDeliveriesOfNextHost } from './hooks';
 
 // The fleet run's faults, one after another with `spacing` seconds of steady load between them,
 // each named as the phase of the run while it lasts: kill -9 of the host making a webhook
@@ -104,13 +104,20 @@ export class FaultPlan {
   }
 
   private async cut(i: number): Promise<Partial<FaultRecord>> {
-    const host = this.fleet.hosts[i]?.name ?? '';
+    const host = this.fleet.hosts[i];
+    // As for the kill: a second with the host's deliveries unanswered first, so that what it had
+    // answered is recorded. (One answered in the instant before a cut, whose answer the host
+    // cannot record, is sent again by another host: webhooks are delivered at least once.) What
+    // it sends while cut off is never answered.
+    const hold = holdDeliveriesFrom(this.receiver, host?.address ?? '');
+    await sleep(SETTLE_SECONDS);
     const cutAt = performance.now();
     this.fleet.cutHost(i);
-    const down = await downAfter(this.fleet, host, cutAt);
+    const down = await downAfter(this.fleet, host?.name ?? '', cutAt);
     await sleep(CUT_SECONDS - (performance.now() - cutAt) / 1000);
+    hold.drop();
     this.fleet.restoreHost(i);
-    return { balancerDownAfter: down, note: host };
+    return { balancerDownAfter: down, note: host?.name ?? '' };
   }
 
   private async replicaAway(): Promise<Partial<FaultRecord>> {

@@ -74,3 +74,32 @@ export function holdDeliveriesOfNextHost(receiver: HookReceiver): {
     },
   };
 }
+
+/**
+ * Holds every delivery from `address` unanswered until released, then closes their connections
+ * unanswered: a receiver that never answered did not take them (they are sent again).
+ */
+export function holdDeliveriesFrom(receiver: HookReceiver, address: string): { drop: () => void } {
+  const held: Receipt[] = [];
+  let dropped = false;
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  receiver.beforeAnswer = async (receipt) => {
+    if (receipt.from.replace(/^::ffff:/, '') === address) {
+      if (dropped) {
+        receipt.drop?.();
+        return;
+      }
+      held.push(receipt);
+      await released;
+    }
+  };
+  return {
+    drop: () => {
+      dropped = true;
+      held.forEach((receipt) => receipt.drop?.());
+      receiver.beforeAnswer = null;
+      release();
+    },
+  };
+}

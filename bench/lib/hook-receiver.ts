@@ -26,6 +26,8 @@ export interface Receipt {
   wallAt: number;
   /** The sender's address. */
   from: string;
+  /** Closes the request's connection unanswered (for one held by `beforeAnswer`). */
+  drop?: () => void;
 }
 
 /** A certificate for the address `host`, valid for two days, in a directory of its own. */
@@ -110,6 +112,7 @@ export class HookReceiver {
           at: performance.now(),
           wallAt: Date.now(),
           from: request.socket.remoteAddress ?? '',
+          drop: () => request.socket.destroy(),
         };
         const answer = (): void => {
           if (request.socket.destroyed) {

@@ -45,6 +45,10 @@ export interface BenchOptions {
    * from the replica (run/replica-pass.ts).
    */
   replica: boolean;
+  /** Also the fan-out pass: myMeetingEvents subscribers under write load (run/fan-out-pass.ts). */
+  fanOut: boolean;
+  /** Only the fan-out pass, printed (and written to bench/results/fan-out.md). */
+  fanOutOnly: boolean;
 }
 
 /** `text` in lines of at most `width` characters, each indented by `indent` spaces. */
@@ -106,6 +110,11 @@ ${wrapped(SCENARIOS.map((s) => s.key).join(', '), 26, 100)}
                           (DATABASE_READ_URLS): req/s ÷ baseline and the share of the service's
                           reads the replica served (db_reads_total); those among --scenarios of:
 ${wrapped(REPLICA_SCENARIOS.join(', '), 26, 100)}
+  --fan-out               also the fan-out pass: myMeetingEvents subscribers (WebSocket and SSE)
+                          under 100 writes/s, beside 100 then 1,000 uninvolved ones, and a slow
+                          one that must resume; fails on any event lost or doubled; writes
+                          bench/results/fan-out.md (--quick: a 10 s write phase instead of 60 s)
+  --fan-out-only          run only the fan-out pass and print it (writes bench/results/fan-out.md)
   -h, --help              this help`;
 
 export class UsageError extends Error {}
@@ -240,6 +249,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
         against: { type: 'string' },
         'against-node': { type: 'string' },
         replica: { type: 'boolean' },
+        'fan-out': { type: 'boolean' },
+        'fan-out-only': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -262,6 +273,12 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     );
   }
   const replica = values.replica ?? false;
+  const fanOut = (values['fan-out'] ?? false) || (values['fan-out-only'] ?? false);
+  if (fanOut && (against !== null || values.profile || values['events-only'])) {
+    throw new UsageError(
+      '--fan-out is a pass of the plain run: not with --against, --profile or --events-only',
+    );
+  }
   const serviceEnv = keyValues(values['service-env'] ?? '');
   const scenarios = values.scenarios
     ? scenarioList(values.scenarios)
@@ -301,5 +318,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     against,
     againstNode,
     replica,
+    fanOut,
+    fanOutOnly: values['fan-out-only'] ?? false,
   };
 }

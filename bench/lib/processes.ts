@@ -96,10 +96,10 @@ export function sampleRss(root: number, everyMs = 500): { stop(): number } {
   };
 }
 
-const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+export const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
 /** Busy CPU ticks of the whole machine since boot (/proc/stat, all but idle and iowait). */
-function machineBusyTicks(): number {
+export function machineBusyTicks(): number {
   const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
   const [, user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = line
     .trim()
