@@ -37,6 +37,8 @@ export class NoticeListener {
   private closed = false;
   private retry: NodeJS.Timeout | null = null;
   private attempt = 0;
+  /** The statement under way on the connection (the next waits for it). */
+  private running: Promise<unknown> = Promise.resolve();
   /** Logs the connection's loss once, and its return once, whatever the retries in between. */
   private readonly state: DependencyState;
 
@@ -51,15 +53,18 @@ export class NoticeListener {
 
   /**
    * Runs one statement on the listener's own connection (the change feed reads the log there,
-   * outside the request pool and its deadlines); rejects while it is away.
+   * outside the request pool and its deadlines); rejects while it is away. Statements run one
+   * after another: a feed read and a subscription's starting point may be asked at once, and pg
+   * queues a statement sent while another runs only as a deprecated behaviour (gone in pg 9).
    */
   async query(text: string, values: readonly unknown[]): Promise<Row[]> {
     const client = this.client;
     if (!client) {
       throw new Error('the event listener is not connected');
     }
-    const result = await client.query<Row>(text, [...values]);
-    return result.rows;
+    const run = this.running.then(() => client.query<Row>(text, [...values]));
+    this.running = run.catch(() => undefined);
+    return (await run).rows;
   }
 
   /** Whether the listener currently holds its connection. */
