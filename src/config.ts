@@ -117,6 +117,12 @@ const schema = z
       .min(1)
       .max(1000)
       .default(WEBHOOK_LIMITS.disableAfter),
+    WEBHOOK_DISABLE_AFTER_HOURS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(WEBHOOK_LIMITS.disableAfterHours.max)
+      .default(WEBHOOK_LIMITS.disableAfterHours.default),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean.default(false),
     WEBHOOK_SECRET_KEY: secretKey.optional(),
     ADMIN_EMAILS: z.string().default(''),
@@ -250,6 +256,7 @@ export interface Config {
   webhooks: {
     retrySchedule: readonly number[];
     disableAfter: number;
+    disableAfterHours: number;
     allowPrivateNetworks: boolean;
     secretKey: string | null;
   };
@@ -368,6 +375,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     webhooks: {
       retrySchedule: env.WEBHOOK_RETRY_SCHEDULE ?? WEBHOOK_LIMITS.retrySchedule,
       disableAfter: env.WEBHOOK_DISABLE_AFTER,
+      disableAfterHours: env.WEBHOOK_DISABLE_AFTER_HOURS,
       allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       secretKey: env.WEBHOOK_SECRET_KEY ?? null,
     },

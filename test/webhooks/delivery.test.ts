@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { compareCursors } from '../../src/platform/live/change-log';
 import type { SeededUser } from '../helpers/seed';
@@ -226,6 +227,50 @@ describe('webhooks', () => {
     );
     const got = await hook.waitFor(10);
     expect(got[9]?.body.data.meeting['title']).toBe('Enabled again');
+  });
+
+  it('disables an endpoint whose attempts failed for WEBHOOK_DISABLE_AFTER_HOURS, however few events', async () => {
+    let failing = true;
+    const hook = await receiver((_n, response) => response.writeHead(failing ? 503 : 200).end());
+    const [slow] = (await t.seed.users(1)) as [SeededUser];
+    const { endpoint } = await createEndpoint(t, slow, hook.url, ['meeting.updated']);
+    const meeting = await t.seed.meeting(slow).inviting(guest).create();
+    const edit = (title: string) =>
+      t.gql.data(UPDATE_MEETING, { input: { meetingId: meeting.id, title } }, slow.token);
+    const listed = async () =>
+      (
+        await t.gql.data<{ webhookEndpoints: Endpoint[] }>(
+          `{ webhookEndpoints { id enabled disabledReason consecutiveFailures failingSince } }`,
+          {},
+          slow.token,
+        )
+      ).webhookEndpoints.find((e) => e.id === endpoint.id);
+    await edit('First failure');
+    const failingNow = await eventually(listed, (e) => e?.failingSince != null, 10_000);
+    // Failing for 73 hours as far as the service knows: the next failed attempt disables it.
+    const admin = new Client({ connectionString: t.instance.database.url });
+    await admin.connect();
+    try {
+      await admin.query(
+        `update webhook_endpoints set failing_since = now() - interval '73 hours' where id = $1`,
+        [endpoint.id],
+      );
+    } finally {
+      await admin.end();
+    }
+    await edit('Second failure');
+    const disabled = await eventually(listed, (e) => e?.enabled === false, 10_000);
+    expect(failingNow?.failingSince).toEqual(expect.any(String));
+    expect(disabled).toMatchObject({
+      enabled: false,
+      disabledReason: 'failing for 72 h (last: HTTP 503)',
+    });
+    expect(disabled?.consecutiveFailures).toBeLessThan(3);
+
+    failing = false;
+    const enabled = await updateEndpoint(slow, { endpointId: endpoint.id, enabled: true });
+    expect(enabled.updateWebhookEndpoint.endpoint).toMatchObject({ enabled: true });
+    expect((await listed())?.failingSince).toBeNull();
   });
 
   it('redelivers a delivery on request: the same webhook-id and body, a manual attempt', async () => {

@@ -93,6 +93,8 @@ export interface Endpoint {
   enabled: boolean;
   disabledReason: string | null;
   consecutiveFailures: number;
+  /** Since when its attempts fail (null while they succeed). */
+  failingSince?: string | null;
   createdAt: string;
 }
 

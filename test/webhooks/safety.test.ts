@@ -317,10 +317,13 @@ describe('webhook secrets and configuration', () => {
       'WEBHOOK_SECRET_KEY: must be 32 random bytes in base64, e.g. the output of `openssl rand -base64 32`',
     ]);
     expect(problems({ WEBHOOK_DISABLE_AFTER: '0' })).toHaveLength(1);
+    expect(problems({ WEBHOOK_DISABLE_AFTER_HOURS: '0' })).toHaveLength(1);
+    expect(loadConfig({ WEBHOOK_DISABLE_AFTER_HOURS: '6' }).webhooks.disableAfterHours).toBe(6);
     expect(problems({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'maybe' })).toHaveLength(1);
     expect(loadConfig({}).webhooks).toEqual({
       retrySchedule: [5, 300, 1800, 7200, 18_000, 36_000, 36_000],
       disableAfter: 20,
+      disableAfterHours: 72,
       allowPrivateNetworks: false,
       secretKey: null,
     });

@@ -21,6 +21,8 @@ export interface DeliveryPolicy {
   retrySchedule: readonly number[];
   /** Consecutive failed events that disable an endpoint (WEBHOOK_DISABLE_AFTER). */
   disableAfter: number;
+  /** Hours of failed attempts with no success between that disable it (WEBHOOK_DISABLE_AFTER_HOURS). */
+  disableAfterHours: number;
 }
 
 export interface DeliveryDeps {
@@ -134,10 +136,16 @@ async function record(
       await endpoints.succeeded(endpointId);
       return false;
     }
+    const last = outcome.status === null ? outcome.error : `HTTP ${outcome.status}`;
+    const hours = policy.disableAfterHours;
+    if (
+      await endpoints.failedAttempt(endpointId, hours, `failing for ${hours} h (last: ${last})`)
+    ) {
+      return true;
+    }
     if (status !== WebhookDeliveryStatus.FAILED || order.manual) {
       return false;
     }
-    const last = outcome.status === null ? outcome.error : `HTTP ${outcome.status}`;
     const reason = `${policy.disableAfter} consecutive events failed (last: ${last})`;
     return endpoints.failedEvent(endpointId, policy.disableAfter, reason);
   });

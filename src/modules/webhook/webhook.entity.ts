@@ -17,7 +17,12 @@ import { WEBHOOK_LIMITS } from './webhook.limits';
 @Entity({ tableName: 'webhook_endpoints' })
 @Index({ name: 'webhook_endpoints_user_recent_idx', properties: ['userId', 'createdAt'] })
 export class WebhookEndpoint extends BaseEntity<
-  'enabled' | 'disabledReason' | 'consecutiveFailures' | 'previousSecret' | 'previousSecretUntil'
+  | 'enabled'
+  | 'disabledReason'
+  | 'consecutiveFailures'
+  | 'failingSince'
+  | 'previousSecret'
+  | 'previousSecretUntil'
 > {
   [HiddenProps]?: 'secret' | 'previousSecret' | 'previousSecretUntil';
 
@@ -38,7 +43,8 @@ export class WebhookEndpoint extends BaseEntity<
   @Field({
     description:
       'Whether events are sent to it; false once disabled (by its owner, or after ' +
-      'WEBHOOK_DISABLE_AFTER consecutive events failed) until updateWebhookEndpoint enables it.',
+      'WEBHOOK_DISABLE_AFTER consecutive events failed, or its attempts failed for ' +
+      'WEBHOOK_DISABLE_AFTER_HOURS) until updateWebhookEndpoint enables it.',
   })
   @Property({ default: true })
   enabled: boolean = true;
@@ -52,6 +58,15 @@ export class WebhookEndpoint extends BaseEntity<
   })
   @Property({ type: 'integer', default: 0 })
   consecutiveFailures: number = 0;
+
+  @Field(() => Date, {
+    nullable: true,
+    description:
+      'Since when its attempts have failed with no success between (null while they succeed): ' +
+      'failing for WEBHOOK_DISABLE_AFTER_HOURS, it is disabled.',
+  })
+  @Property({ type: 'datetime', nullable: true })
+  failingSince: Date | null = null;
 
   /** The signing secret, sealed (src/platform/auth/secret-box.ts). */
   @Property({ type: 'text', hidden: true })

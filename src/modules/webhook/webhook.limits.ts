@@ -13,6 +13,8 @@ export const WEBHOOK_LIMITS = {
   retries: { max: 20, maxSeconds: 7 * 86_400 },
   /** Consecutive events that failed every attempt before an endpoint is disabled. */
   disableAfter: 20,
+  /** Hours of failed attempts, with no success between, before an endpoint is disabled. */
+  disableAfterHours: { default: 72, max: 8_760 },
   /** A retry waits its scheduled time give or take this fraction (jitter). */
   jitter: 0.2,
   /** How long a rotated secret still signs beside the new one, so receivers can switch. */

@@ -116,7 +116,12 @@ export class WebhookService {
       changes.eventTypes = input.eventTypes;
     }
     if (input.enabled === true && !endpoint.enabled) {
-      Object.assign(changes, { enabled: true, disabledReason: null, consecutiveFailures: 0 });
+      Object.assign(changes, {
+        enabled: true,
+        disabledReason: null,
+        consecutiveFailures: 0,
+        failingSince: null,
+      });
     } else if (input.enabled === false && endpoint.enabled) {
       Object.assign(changes, { enabled: false, disabledReason: 'Disabled by its owner' });
     }

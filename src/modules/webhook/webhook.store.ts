@@ -54,7 +54,19 @@ const SECRETS =
 const SUBSCRIBED =
   `select ${endpoints.select('e')} from ${T} e where e."enabled" and ` +
   `e."event_types" && ?::text[] ${OLDEST_FIRST}`;
-const SUCCEEDED = `update ${T} set "consecutive_failures" = 0 where "id" = ? and "consecutive_failures" <> 0`;
+const SUCCEEDED =
+  `update ${T} set "consecutive_failures" = 0, "failing_since" = null where "id" = ? ` +
+  `and ("consecutive_failures" <> 0 or "failing_since" is not null)`;
+// An attempt failed: failing since then, unless already; failing longer than the hours given,
+// the endpoint is disabled, once (the row is locked: `disabled_now` compares it before and after).
+const FAILED_ATTEMPT =
+  `with "before" as (select "enabled", coalesce("failing_since", now()) as "since" from ${T} ` +
+  `where "id" = ? for update) ` +
+  `update ${T} t set "failing_since" = b."since", ` +
+  `"enabled" = t."enabled" and b."since" > now() - ? * interval '1 hour', ` +
+  `"disabled_reason" = case when t."enabled" and b."since" <= now() - ? * interval '1 hour' ` +
+  `then ? else t."disabled_reason" end, "updated_at" = now() from "before" b where t."id" = ? ` +
+  `returning (b."enabled" and not t."enabled") as "disabled_now"`;
 // A failed event counts; at the limit the endpoint is disabled, once (one statement, so two
 // deliveries failing at once count two and disable it once).
 const FAILED_EVENT =
@@ -144,6 +156,15 @@ export class WebhookEndpointStore {
   /** An event was delivered: the failures in a row start again from 0. */
   async succeeded(id: string): Promise<void> {
     await executeRows(this.em, SUCCEEDED, [id]);
+  }
+
+  /**
+   * An attempt failed: the endpoint is failing since now unless it was already; failing for
+   * `hours` or longer, it is disabled with `reason`. Answers whether this one disabled it.
+   */
+  async failedAttempt(id: string, hours: number, reason: string): Promise<boolean> {
+    const [row] = await executeRows(this.em, FAILED_ATTEMPT, [id, hours, hours, reason, id]);
+    return row?.['disabled_now'] === true;
   }
 
   /**

@@ -16,10 +16,11 @@ const WEBHOOK_POOL_SIZE = 2;
 /** What the webhook module reads of the configuration. */
 interface WebhookConfig {
   env: string;
-  /** WEBHOOK_RETRY_SCHEDULE, WEBHOOK_DISABLE_AFTER, WEBHOOK_ALLOW_PRIVATE_NETWORKS. */
+  /** WEBHOOK_RETRY_SCHEDULE, WEBHOOK_DISABLE_AFTER(_HOURS), WEBHOOK_ALLOW_PRIVATE_NETWORKS. */
   webhooks: {
     retrySchedule: readonly number[];
     disableAfter: number;
+    disableAfterHours: number;
     allowPrivateNetworks: boolean;
   };
 }
@@ -74,6 +75,7 @@ export async function webhookWorker(runtime: WebhookRuntime): Promise<ModuleWork
       requireHttps: deps.webhooks.requireHttps,
       retrySchedule: config.webhooks.retrySchedule,
       disableAfter: config.webhooks.disableAfter,
+      disableAfterHours: config.webhooks.disableAfterHours,
     },
     logger: runtime.logger,
   });
