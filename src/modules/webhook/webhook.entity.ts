@@ -2,6 +2,7 @@ import { ArrayType, HiddenProps } from '@mikro-orm/core';
 import { Entity, Index, ManyToOne, Property } from '@mikro-orm/decorators/legacy';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../../platform/shared/base.entity';
+import { GraphQLDateTime } from '../../platform/shared/scalars';
 import { User } from '../user';
 import { EVENT_TYPES_TEXT } from './webhook.events';
 import { WEBHOOK_LIMITS } from './webhook.limits';
@@ -59,7 +60,7 @@ export class WebhookEndpoint extends BaseEntity<
   @Property({ type: 'integer', default: 0 })
   consecutiveFailures: number = 0;
 
-  @Field(() => Date, {
+  @Field(() => GraphQLDateTime, {
     nullable: true,
     description:
       'Since when its attempts have failed with no success between (null while they succeed): ' +
