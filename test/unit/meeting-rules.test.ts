@@ -1,6 +1,7 @@
 import { MeetingStatus } from '../../src/modules/meeting/meeting.entity';
-import { statusAfterAnswers } from '../../src/modules/meeting/meeting.rules';
+import { seenBy, seesMeeting, statusAfterAnswers } from '../../src/modules/meeting/meeting.rules';
 import { ParticipantStatus } from '../../src/modules/meeting/participants/participant.entity';
+import { Role } from '../../src/modules/user/user.role';
 
 const { NEW, ACCEPTED, DECLINED } = ParticipantStatus;
 const owner = { userId: 'owner', status: ACCEPTED };
@@ -47,5 +48,21 @@ describe('a meeting status after answers', () => {
         closed,
       );
     }
+  });
+});
+
+describe('who may see a meeting', () => {
+  it('is the same answer as a list (seenBy, admins aside) and as a check (seesMeeting)', () => {
+    const meeting = { ownerId: 'owner' };
+    const participants = [{ userId: 'a' }, { userId: 'b' }];
+    const member = { roles: Role.USER, isSuperuser: false };
+    const admin = { roles: Role.ADMIN, isSuperuser: false };
+    for (const id of ['owner', 'a', 'b', 'outsider']) {
+      expect(seesMeeting({ ...member, id }, meeting, participants)).toBe(
+        seenBy(meeting, participants).includes(id),
+      );
+      expect(seesMeeting({ ...admin, id }, meeting, participants)).toBe(true);
+    }
+    expect(seenBy(meeting, [])).toEqual(['owner']);
   });
 });
