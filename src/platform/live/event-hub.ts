@@ -25,19 +25,18 @@ export class EventHub<N> {
   /** Hears `topic`'s notices until the returned function is called. */
   on(topic: string, listener: Listener<N>): () => void {
     const set = this.listeners.get(topic) ?? new Set<Listener<N>>();
-    // A function per registration: the same listener registered twice is removed once each.
-    const entry: Listener<N> = (notice) => listener(notice);
-    set.add(entry);
-    this.listeners.set(topic, set);
     const family = familyOf(topic);
-    this.families.set(family, (this.families.get(family) ?? 0) + 1);
-    let removed = false;
+    // Counted as the set grows and shrinks, so a listener added twice or removed twice counts
+    // once, as the set holds it once.
+    if (!set.has(listener)) {
+      set.add(listener);
+      this.families.set(family, (this.families.get(family) ?? 0) + 1);
+    }
+    this.listeners.set(topic, set);
     return () => {
-      if (removed) {
+      if (!set.delete(listener)) {
         return;
       }
-      removed = true;
-      set.delete(entry);
       if (set.size === 0 && this.listeners.get(topic) === set) {
         this.listeners.delete(topic);
       }
