@@ -17,6 +17,7 @@ import { abMode } from './run/ab-mode';
 import { checkEquality, type Statements } from './run/equality';
 import { countPass, passSummary, timePass } from './run/event-passes';
 import { EVENTS, eventsPass } from './run/events-pass';
+import { budgetRun } from './run/budget-pass';
 import { fanOutRun } from './run/fan-out-pass';
 import { clusterPass, searchGrowth } from './run/passes';
 import { ensurePeersInstalled, peersPass } from './run/peers';
@@ -92,6 +93,10 @@ async function main(argv: readonly string[]): Promise<void> {
   const command = `npm run bench -- ${argv.join(' ')}`;
   if (options.fanOutOnly) {
     await fanOutRun(dbUrl, options.quick, command);
+    return;
+  }
+  if (options.budgetOnly) {
+    await budgetRun(dbUrl, options.quick, command);
     return;
   }
 
@@ -227,6 +232,9 @@ async function main(argv: readonly string[]): Promise<void> {
     // After the main report is written: a failure of the pass (it throws) keeps that report.
     if (options.fanOut) {
       await fanOutRun(dbUrl, options.quick, command);
+    }
+    if (options.budget) {
+      await budgetRun(dbUrl, options.quick, command);
     }
   } finally {
     await service.stop();

@@ -5,6 +5,7 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { apolloHandler } from './platform/graphql/apollo-http';
 import { createApolloServer, GRAPHQL_PATH } from './platform/graphql/apollo';
+import { CostBudget } from './platform/graphql/cost-budget';
 import {
   graphiqlIde,
   IDE_ASSETS_PATH,
@@ -22,7 +23,7 @@ import { corsPolicy, securityHeaders } from './platform/http/security';
 import { type TrustedProxies, trustedProxies } from './platform/http/trusted-proxies';
 import { Metrics } from './platform/observability/metrics';
 import { dueJobs } from './platform/jobs/queue-health';
-import { requestTracking } from './platform/observability/request-tracking';
+import { currentRequest, requestTracking } from './platform/observability/request-tracking';
 import { REST_PREFIX } from '../rest/router';
 import type { AppCore } from './app-core';
 import type { Config } from './config';
@@ -122,6 +123,10 @@ export async function mountGraphql(
   trusted: TrustedDocuments | null,
 ): Promise<{ stop(): Promise<void> }> {
   const { config, core, logger } = options;
+  const budget =
+    config.cost.budgetPerMinute === null
+      ? null
+      : CostBudget.create(config.cost.budgetPerMinute, config.rateLimits.redisUrl, logger);
   const apollo = createApolloServer({
     schema: core.schema,
     httpServer: frame.httpServer,
@@ -129,6 +134,11 @@ export async function mountGraphql(
     introspection: config.introspection,
     ideHtml: options.ideHtml,
     trusted,
+    cost: {
+      maxCost: config.cost.maxQueryCost,
+      budget,
+      metrics: frame.metrics?.queryCost() ?? null,
+    },
     positionAfterWrite: core.database.reads?.positionAfterWrite.bind(core.database.reads),
   });
   await apollo.start();
@@ -138,12 +148,19 @@ export async function mountGraphql(
     // Off: not mounted at all, so requests pay nothing for the feature.
     ...(trusted ? [trustedDocumentsGuard(trusted, logger)] : []),
     graphqlIdempotency(core.idempotency, logger, trusted, GRAPHQL_PATH),
-    apolloHandler(apollo, (req) =>
-      createContext(core.deps, {
-        authorization: req.headers.authorization,
-        ip: req.ip ?? 'unknown',
-      }),
-    ),
+    apolloHandler(apollo, (req) => {
+      const ip = req.ip ?? 'unknown';
+      const scope = currentRequest();
+      if (scope) {
+        scope.clientIp = ip;
+      }
+      return createContext(core.deps, { authorization: req.headers.authorization, ip });
+    }),
   );
-  return apollo;
+  return {
+    async stop() {
+      await apollo.stop();
+      await budget?.close();
+    },
+  };
 }

@@ -57,6 +57,7 @@ export function serveLive(
     hub: changes.hub,
     changes,
     limits: config.subscriptions,
+    maxQueryCost: config.cost.maxQueryCost,
     logger,
     metrics: frame.metrics?.live ?? null,
     validationRules: graphqlArmor().validationRules,

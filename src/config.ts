@@ -10,6 +10,7 @@ import { bookingHorizonDays } from './modules/resource/resource.settings';
 import { feedMaxWaitMs } from './modules/calendar/calendar.settings';
 import type { DatabaseConfig } from './platform/postgres/database-config';
 import { REPLICA_ENV, replicasOf } from './platform/postgres/replicas/replica.settings';
+import { budgetProblem, COST_ENV, costConfigOf } from './platform/graphql/cost.settings';
 
 export const DEFAULT_JWT_SECRET = 'dev-only-signing-secret-change-me';
 
@@ -76,6 +77,7 @@ const schema = z
     GRAPHQL_INTROSPECTION: boolean.optional(),
     GRAPHQL_TRUSTED_DOCUMENTS: z.enum(['off', 'log', 'enforce']).default('off'),
     GRAPHQL_TRUSTED_DOCUMENTS_FILE: z.string().min(1).optional(),
+    ...COST_ENV,
     REDIS_URL: optionalUrl,
     RATE_LIMIT_AUTH_PER_IP: z.coerce.number().int().min(1).default(30),
     RATE_LIMIT_AUTH_PER_ACCOUNT: z.coerce.number().int().min(1).default(10),
@@ -169,6 +171,10 @@ const schema = z
           'embedded database is not',
       });
     }
+    const budget = budgetProblem(env);
+    if (budget) {
+      ctx.addIssue({ code: 'custom', path: ['COST_BUDGET_PER_MINUTE'], message: budget });
+    }
     if (Boolean(env.OAUTH_EXTERNAL_ISSUER) !== Boolean(env.OAUTH_EXTERNAL_JWKS_URL)) {
       ctx.addIssue({
         code: 'custom',
@@ -199,6 +205,8 @@ export interface Config {
    * logged; `enforce`, only the REST operations' documents and those of `file` (a manifest).
    */
   trustedDocuments: { mode: Env['GRAPHQL_TRUSTED_DOCUMENTS']; file: string | null };
+  /** What GraphQL operations may cost: one at the most, and each caller a minute. */
+  cost: ReturnType<typeof costConfigOf>;
   shutdownTimeoutMs: number;
   /**
    * The longest a request takes: its waits for the database (a pooled connection, statements,
@@ -348,6 +356,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       mode: env.GRAPHQL_TRUSTED_DOCUMENTS,
       file: env.GRAPHQL_TRUSTED_DOCUMENTS_FILE ?? null,
     },
+    cost: costConfigOf(env),
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     changeLogRetentionMs: Math.round(env.CHANGE_LOG_RETENTION_HOURS * 3_600_000),

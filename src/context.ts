@@ -21,7 +21,7 @@ import {
   type StoresOf,
 } from './platform/composition/module';
 import { buildServiceSchema } from './platform/graphql/build-schema';
-import type { ListBound } from './platform/graphql/node-limit';
+import type { ListBound } from './platform/graphql/list-size';
 import { ChangeLogStore } from './platform/live/change-log';
 import { currentRequest } from './platform/observability/request-tracking';
 import { BaseEntity } from './platform/shared/base.entity';

@@ -13,6 +13,7 @@ import {
   reportEmbeddedHealth,
 } from './platform/postgres/embedded/health-report';
 import { createLogger } from './platform/observability/logger';
+import { routeConsoleToLog } from './platform/observability/console-to-log';
 import { startedAt } from './home';
 import { releaseStartUpMemory } from './runtime-memory';
 
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config);
+  routeConsoleToLog(logger);
   let instance: AppInstance;
   let url: string;
   try {

@@ -49,6 +49,10 @@ export interface BenchOptions {
   fanOut: boolean;
   /** Only the fan-out pass, printed (and written to bench/results/fan-out.md). */
   fanOutOnly: boolean;
+  /** Also the budget pass: a heavy caller beside a light one (run/budget-pass.ts). */
+  budget: boolean;
+  /** Only the budget pass, printed (and written to bench/results/budget.md). */
+  budgetOnly: boolean;
 }
 
 /** `text` in lines of at most `width` characters, each indented by `indent` spaces. */
@@ -115,6 +119,11 @@ ${wrapped(REPLICA_SCENARIOS.join(', '), 26, 100)}
                           one that must resume; fails on any event lost or doubled; writes
                           bench/results/fan-out.md (--quick: a 10 s write phase instead of 60 s)
   --fan-out-only          run only the fan-out pass and print it (writes bench/results/fan-out.md)
+  --budget                also the budget pass: a caller sending the costliest operations it may
+                          beside one reading its profile, on a service with the default
+                          COST_BUDGET_PER_MINUTE and on one without; writes bench/results/budget.md
+                          (--quick: 5 s phases instead of 20 s)
+  --budget-only           run only the budget pass and print it (writes bench/results/budget.md)
   -h, --help              this help`;
 
 export class UsageError extends Error {}
@@ -251,6 +260,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
         replica: { type: 'boolean' },
         'fan-out': { type: 'boolean' },
         'fan-out-only': { type: 'boolean' },
+        budget: { type: 'boolean' },
+        'budget-only': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -277,6 +288,12 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
   if (fanOut && (against !== null || values.profile || values['events-only'])) {
     throw new UsageError(
       '--fan-out is a pass of the plain run: not with --against, --profile or --events-only',
+    );
+  }
+  const budget = (values.budget ?? false) || (values['budget-only'] ?? false);
+  if (budget && (against !== null || values.profile || values['events-only'])) {
+    throw new UsageError(
+      '--budget is a pass of the plain run: not with --against, --profile or --events-only',
     );
   }
   const serviceEnv = keyValues(values['service-env'] ?? '');
@@ -320,5 +337,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     replica,
     fanOut,
     fanOutOnly: values['fan-out-only'] ?? false,
+    budget,
+    budgetOnly: values['budget-only'] ?? false,
   };
 }

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { COST_LIMITS } from '../../src/platform/graphql/cost.settings';
 import { deriveKeys, type TokenSettings } from '../lib/jwt';
 import { PEER_DIR, type PeerInfo } from '../lib/peers';
 import { ROOT, serviceNodeFlags } from '../lib/paths';
@@ -40,6 +41,10 @@ function commonEnv(dbUrl: string): Record<string, string> {
     NODE_ENV: 'production',
     ...AUTH_ENV,
     DATABASE_URL: dbUrl,
+    // The bench's scenarios read as one caller as fast as they can (a GraphQL meeting read,
+    // 101 a time, runs ~1,000 a second): a budget as large as allowed, still paid on every
+    // operation, lets them. The baseline and the peers read no such variable.
+    COST_BUDGET_PER_MINUTE: String(COST_LIMITS.budgetPerMinute.max),
   };
 }
 

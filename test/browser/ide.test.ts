@@ -235,7 +235,10 @@ suite('The pages in a browser (headless Chromium)', () => {
       const before = authorizations.length;
       await run(page, 'query Me {\n  me {\n    name\n    account\n  }\n}\n');
       const result = JSON.parse(await resultShows(page, 'Browser Tester')) as unknown;
-      expect(result).toEqual({ data: { me: { name: 'Browser Tester', account: user.account } } });
+      expect(result).toEqual({
+        data: { me: { name: 'Browser Tester', account: user.account } },
+        extensions: { cost: { requested: 1, actual: 1 } },
+      });
       expect(authorizations.slice(before)).toContain(`Bearer ${token}`);
       await page.screenshot({ path: join(SCREENSHOTS, 'browser-ide-me.png') });
     }, 60_000);

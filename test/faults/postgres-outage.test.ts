@@ -305,4 +305,14 @@ suite('a PostgreSQL outage under load', () => {
       await client.end();
     }
   }, 60_000);
+
+  it('wrote every line of its outages as one JSON object (the job worker and Node included)', () => {
+    if (setupProblem || !service) {
+      return;
+    }
+    // Under load, through three stops of the database, nothing written as plain text: no
+    // `Trace:` of a job worker, no DeprecationWarning, no stack outside a field.
+    expect(service.notJson).toEqual([]);
+    expect(service.logs.length).toBeGreaterThan(0);
+  });
 });

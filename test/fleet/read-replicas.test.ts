@@ -134,7 +134,10 @@ const inHours = (hours: number) => new Date(Date.now() + hours * 3_600_000).toIS
       const { meeting } = (written.body['data'] as { createMeeting: { meeting: { id: string } } })
         .createMeeting;
       expect(written.readAfter).toMatch(/^[0-9A-F]+\/[0-9A-F]+$/);
-      expect(written.body['extensions']).toEqual({ readAfter: written.readAfter });
+      expect(written.body['extensions']).toEqual({
+        readAfter: written.readAfter,
+        cost: { requested: 12, actual: 12 },
+      });
       // The guest wrote nothing: only the position sent back makes the read wait for this write.
       const read = await graphql(t, MEETING, { id: meeting.id }, guest.token, {
         'x-read-after': written.readAfter as string,

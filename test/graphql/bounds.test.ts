@@ -1,5 +1,5 @@
 import { DEFAULT_MAX_PARTICIPANTS_PER_MEETING } from '../../src/modules/meeting/meeting.limits';
-import { MAX_NODES } from '../../src/platform/graphql/node-limit';
+import { MAX_NODES } from '../../src/platform/graphql/list-size';
 import type { SeededUser } from '../helpers/seed';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 

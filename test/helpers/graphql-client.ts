@@ -9,6 +9,7 @@ export interface GraphQLErrorBody {
 export interface GraphQLResult<T = Record<string, unknown>> {
   data?: T | null;
   errors?: GraphQLErrorBody[];
+  extensions?: Record<string, unknown>;
 }
 
 /** Sends GraphQL over real HTTP, as a client would. */

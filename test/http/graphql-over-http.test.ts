@@ -52,7 +52,10 @@ describe('GraphQL over HTTP status codes', () => {
     for (const accept of ['application/json', 'application/graphql-response+json']) {
       const response = await post({ query: '{ __typename }' }, accept);
       expect(response.status).toBe(200);
-      expect(await response.json()).toEqual({ data: { __typename: 'Query' } });
+      expect(await response.json()).toEqual({
+        data: { __typename: 'Query' },
+        extensions: { cost: { requested: 0, actual: 0 } },
+      });
     }
   });
 });
@@ -82,7 +85,10 @@ describe('GraphQL answer bytes', () => {
     const bytes = Buffer.from(await response.arrayBuffer());
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(bytes.toString('utf8')).toBe(`${JSON.stringify({ data: { me: { name } } })}\n`);
+    const cost = { requested: 1, actual: 1 };
+    expect(bytes.toString('utf8')).toBe(
+      `${JSON.stringify({ data: { me: { name } }, extensions: { cost } })}\n`,
+    );
     expect(Number(response.headers.get('content-length'))).toBe(bytes.length);
   });
 

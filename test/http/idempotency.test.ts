@@ -297,7 +297,10 @@ describe('Idempotency-Key', () => {
     for (const queryKey of [key, key, '']) {
       const me = await graphql('{ me { id } }', {}, { token: owner.token, key: queryKey });
       expect(me.status).toBe(200);
-      expect(me.body).toEqual({ data: { me: { id: owner.id } } });
+      expect(me.body).toEqual({
+        data: { me: { id: owner.id } },
+        extensions: { cost: { requested: 1, actual: 1 } },
+      });
       expect(me.headers.get(REPLAYED)).toBeNull();
     }
   });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/test-app';
+import { TEST_REDIS_URL, testRedisReachable } from '../helpers/redis';
 
 const LOGIN = `mutation ($username: String!, $password: String!) {
   login(input: { username: $username, password: $password }) { tokens { accessToken } }
@@ -48,38 +49,13 @@ describe('sign-in attempts are rate limited', () => {
   });
 });
 
-const redisUrl = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
-
-async function redisReachable(): Promise<boolean> {
-  const { Redis } = await import('ioredis');
-  const client = new Redis(redisUrl, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    connectTimeout: 500,
-  });
-  try {
-    await client.connect();
-    await client.ping();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
-
 describe('with REDIS_URL, instances share the counts', () => {
   it('counts attempts made on two instances against one budget', async () => {
-    if (!(await redisReachable())) {
-      // CI machines run Redis; elsewhere the shared limit can only be tested with one.
-      if (process.env['CI']) {
-        throw new Error(`Redis is not reachable at ${redisUrl}`);
-      }
-      console.warn(`Redis not reachable at ${redisUrl}: shared rate limit not tested`);
+    if (!(await testRedisReachable())) {
       return;
     }
     const env = {
-      REDIS_URL: redisUrl,
+      REDIS_URL: TEST_REDIS_URL,
       RATE_LIMIT_AUTH_PER_ACCOUNT: '4',
       RATE_LIMIT_AUTH_PER_IP: '1000',
     };

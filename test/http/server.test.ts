@@ -53,7 +53,10 @@ describe('HTTP surface', () => {
     const allowed = await fetch(`${t.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, {
       headers: { 'apollo-require-preflight': 'true' },
     });
-    expect(await allowed.json()).toEqual({ data: { __typename: 'Query' } });
+    expect(await allowed.json()).toEqual({
+      data: { __typename: 'Query' },
+      extensions: { cost: { requested: 0, actual: 0 } },
+    });
   });
 
   it('answers unknown routes with the contract error body', async () => {

@@ -115,7 +115,10 @@ describe('trusted documents enforced (GRAPHQL_TRUSTED_DOCUMENTS=enforce)', () =>
   });
 
   it("runs a REST route's document by its text, its APQ hash, and its documentId (POST and GET)", async () => {
-    const expected = { data: { me: expect.objectContaining({ id: alice.user.id }) } };
+    const expected = {
+      data: { me: expect.objectContaining({ id: alice.user.id }) },
+      extensions: { cost: { requested: 1, actual: 1 } },
+    };
     const requests = [
       http.post({ query: ME }, alice.token),
       http.get({ query: ME }, alice.token),
@@ -131,7 +134,10 @@ describe('trusted documents enforced (GRAPHQL_TRUSTED_DOCUMENTS=enforce)', () =>
   });
 
   it('runs a document the manifest adds, by its id and by its text', async () => {
-    const expected = { data: { me: { id: alice.user.id, account: alice.user.account } } };
+    const expected = {
+      data: { me: { id: alice.user.id, account: alice.user.account } },
+      extensions: { cost: { requested: 1, actual: 1 } },
+    };
     for (const body of [{ documentId: documentHash(VIEWER) }, { query: VIEWER }]) {
       const response = await http.post(body, alice.token);
       expect(await response.json()).toEqual(expected);
@@ -238,9 +244,15 @@ describe('trusted documents off (the default)', () => {
       ],
     });
     const registered = await http.post({ query, extensions: apq(query) });
-    expect(await registered.json()).toEqual({ data: { __typename: 'Query' } });
+    expect(await registered.json()).toEqual({
+      data: { __typename: 'Query' },
+      extensions: { cost: { requested: 0, actual: 0 } },
+    });
     const byHash = await http.get({ extensions: apq(query) });
-    expect(await byHash.json()).toEqual({ data: { __typename: 'Query' } });
+    expect(await byHash.json()).toEqual({
+      data: { __typename: 'Query' },
+      extensions: { cost: { requested: 0, actual: 0 } },
+    });
   });
 
   it('runs any document', async () => {
@@ -262,7 +274,10 @@ describe('trusted documents logged (GRAPHQL_TRUSTED_DOCUMENTS=log)', () => {
     const http = graphql(t.url);
     for (let i = 0; i < 2; i += 1) {
       const response = await http.post({ query: '{ __typename }', operationName: null });
-      expect(await response.json()).toEqual({ data: { __typename: 'Query' } });
+      expect(await response.json()).toEqual({
+        data: { __typename: 'Query' },
+        extensions: { cost: { requested: 0, actual: 0 } },
+      });
     }
     expect(logs.lines.filter((line) => line['component'] === 'graphql')).toEqual([
       expect.objectContaining({
@@ -282,6 +297,8 @@ describe('trusted documents logged (GRAPHQL_TRUSTED_DOCUMENTS=log)', () => {
           extensions: expect.objectContaining({ code: 'UNAUTHENTICATED' }),
         }),
       ],
+      // Refused as the resolver ran: it answered nothing.
+      extensions: { cost: { requested: 1, actual: 0 } },
     });
   });
 });
@@ -328,6 +345,8 @@ describe('a manifest written by npm run codegen (the client preset)', () => {
             totalCount: 0,
           },
         },
+        // The page and its pageInfo 1 each, up to 5 edges and their meetings 1 each: 12.
+        extensions: { cost: { requested: 12, actual: 2 } },
       });
     } finally {
       await t.close();

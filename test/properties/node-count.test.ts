@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { parse } from 'graphql';
-import { countDocumentNodes, MAX_NODES } from '../../src/platform/graphql/node-limit';
+import { MAX_NODES } from '../../src/platform/graphql/list-size';
+import { countDocumentNodes } from '../../src/platform/graphql/node-limit';
 import type { SeededUser } from '../helpers/seed';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { fuzzSeed, runsOf } from './contract';

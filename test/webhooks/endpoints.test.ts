@@ -118,6 +118,7 @@ describe('webhook endpoints', () => {
       expect(await deleted).toEqual({
         status: 200,
         data: { deleteWebhookEndpoint: { endpoint: { id: endpoint.id } } },
+        extensions: { cost: { requested: 12, actual: 12 } },
       });
     } finally {
       await recorder.end();

@@ -10,7 +10,14 @@ import {
   RescheduleMeetingPayload,
 } from '../meeting';
 import type { FreeBusy } from './availability.service';
-import { MaxItems } from '../../platform/graphql/node-limit';
+import { MaxItems } from '../../platform/graphql/list-size';
+import { Cost } from '../../platform/graphql/field-cost';
+import {
+  FREE_BUSY_COST_RULE,
+  freeBusyCost,
+  SUGGESTION_COST_RULE,
+  suggestionCost,
+} from './availability.cost';
 import { AVAILABILITY_LIMITS, FreeBusyArgs, SuggestMeetingTimesArgs } from './availability.inputs';
 import { type TimeRange, TimeSuggestion, UserFreeBusy } from './availability.types';
 import type { TimeSpan } from '../../platform/shared/time-zone';
@@ -39,6 +46,7 @@ const CONFLICTS =
 @Resolver()
 export class AvailabilityResolver {
   @Authorized()
+  @Cost(freeBusyCost, FREE_BUSY_COST_RULE)
   @MaxItems(AVAILABILITY_LIMITS.users + RESOURCE_LIMITS.freeBusy)
   @Query(() => [UserFreeBusy], {
     description:
@@ -61,6 +69,7 @@ export class AvailabilityResolver {
   }
 
   @Authorized()
+  @Cost(suggestionCost, SUGGESTION_COST_RULE)
   @MaxItems(AVAILABILITY_LIMITS.first.max)
   @Query(() => [TimeSuggestion], {
     description:

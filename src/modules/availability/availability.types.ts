@@ -1,6 +1,6 @@
 import { Field, ObjectType } from 'type-graphql';
 import { GraphQLDateTime, GraphQLUUID } from '../../platform/shared/scalars';
-import { MaxItems } from '../../platform/graphql/node-limit';
+import { MaxItems } from '../../platform/graphql/list-size';
 import { AVAILABILITY_LIMITS } from './availability.inputs';
 import { BusyKind } from './busy-time';
 import { Resource, type ResourceRecord } from '../resource';

@@ -1,6 +1,6 @@
 import { Arg, Args, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import { Viewer } from '../../platform/auth/tokens';
-import { MaxItems } from '../../platform/graphql/node-limit';
+import { MaxItems } from '../../platform/graphql/list-size';
 import type { UserRecord } from '../user';
 import type { Context } from './availability.context';
 import { AWAY_LIMITS, AwayPeriod } from './away-period.entity';

@@ -3,7 +3,7 @@ import { Field, Int, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../../platform/shared/base.entity';
 import { Node } from '../../platform/graphql/node-interface';
 import { DEFAULT_TIME_ZONE, TIME_ZONE_MAX_LENGTH } from '../../platform/shared/time-zone';
-import { MaxItems } from '../../platform/graphql/node-limit';
+import { MaxItems } from '../../platform/graphql/list-size';
 import { WORKING_HOURS_LIMITS, WorkingPeriod, type WorkingPeriodRecord } from '../user';
 import { RESOURCE_LIMITS } from './resource.limits';
 

@@ -24,7 +24,7 @@ import {
   UserSearchSliceArgs,
 } from './user.inputs';
 import { UserConnection } from './user.types';
-import { MaxItems } from '../../platform/graphql/node-limit';
+import { MaxItems } from '../../platform/graphql/list-size';
 import { seesAvailabilityOf } from './user.rules';
 import {
   WORKING_HOURS_LIMITS,

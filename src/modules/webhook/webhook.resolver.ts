@@ -12,7 +12,7 @@ import {
 import type { Context } from './webhook.context';
 import { Viewer } from '../../platform/auth/tokens';
 import { ConnectionArgs, type ConnectionResult } from '../../platform/graphql/connection';
-import { MaxItems } from '../../platform/graphql/node-limit';
+import { MaxItems } from '../../platform/graphql/list-size';
 import type { UserRecord } from '../user';
 import { WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity';
 import type { WebhookAttemptRecord, WebhookDeliveryRecord } from './webhook-delivery.store';

@@ -7,7 +7,7 @@ import {
 } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
 import type { Config } from '../../config';
-import { DependencyState } from '../observability/dependency-state';
+import { openLimiterRedis } from '../redis/redis-limiter-client';
 import { TooManyRequestsError } from '../shared/errors';
 
 /** The sign-in and sign-up actions whose attempts are counted. */
@@ -37,18 +37,7 @@ export class AttemptLimiter {
   static create(settings: Config['rateLimits'], logger: Logger): AttemptLimiter {
     const duration = settings.windowSeconds;
     if (settings.redisUrl) {
-      // Loaded only when configured: ioredis takes ~90 ms of every start that does not use it.
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { Redis: RedisClient } = require('ioredis') as typeof import('ioredis');
-      const redis = new RedisClient(settings.redisUrl, {
-        enableOfflineQueue: false,
-        maxRetriesPerRequest: 1,
-        lazyConnect: false,
-      });
-      // Without an 'error' listener ioredis prints a plain-text stack on every retry (~2 s).
-      const state = new DependencyState('redis', logger);
-      redis.on('error', (error: unknown) => state.failed(error));
-      redis.on('ready', () => state.recovered());
+      const redis = openLimiterRedis(settings.redisUrl, logger);
       // A brief Redis outage falls back to per-instance counting rather than refusing everyone.
       const insurance = (points: number, keyPrefix: string) =>
         new RateLimiterMemory({ points, duration, keyPrefix });

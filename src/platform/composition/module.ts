@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
 import type { CallerLookup } from '../auth/tokens';
-import type { ListBound } from '../graphql/node-limit';
+import type { ListBound } from '../graphql/list-size';
 
 /** A class the ORM maps or type-graphql reads (entities, resolvers). */
 export type ClassOf = abstract new (...args: never[]) => unknown;

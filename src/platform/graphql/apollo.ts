@@ -11,7 +11,9 @@ import { compiledExecution } from './execution';
 import { formatError } from './format-error';
 import { graphiqlLandingPage } from './graphiql';
 import { jsonClientStatusPlugin } from './http-status';
-import { nodeLimitPlugin } from './node-limit';
+import type { CostBudget } from './cost-budget';
+import { operationCostPlugin } from './operation-cost';
+import type { CostMetrics } from '../observability/metrics';
 import { readAfterPlugin } from './read-after';
 import { subscriptionsOverWebSocketPlugin } from './subscriptions-over-websocket';
 import type { TrustedDocuments } from './trusted-documents';
@@ -28,6 +30,8 @@ export function createApolloServer(options: {
   ideHtml: string;
   /** When on, automatic persisted queries find the trusted documents by id. */
   trusted: TrustedDocuments | null;
+  /** What operations may cost: MAX_QUERY_COST, and each caller's budget (null: none). */
+  cost: { maxCost: number; budget: CostBudget | null; metrics: CostMetrics | null };
   /** With read replicas: the write position a mutation answers with (see readAfterPlugin). */
   positionAfterWrite?: (() => Promise<string | null>) | undefined;
 }): ApolloServer<AuthContext> {
@@ -49,7 +53,7 @@ export function createApolloServer(options: {
     validationRules: armor.validationRules,
     plugins: [
       ...armor.plugins,
-      nodeLimitPlugin(options.schema),
+      operationCostPlugin({ schema: options.schema, ...options.cost }),
       jsonClientStatusPlugin(),
       subscriptionsOverWebSocketPlugin(),
       // No HTTP caching of GraphQL answers here; the plugin would cost a hook per field.

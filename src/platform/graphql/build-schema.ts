@@ -9,7 +9,8 @@ import { validateArgs } from '../shared/validation';
 import { viewerAuthChecker } from '../auth/tokens';
 import { callFieldResolversDirectly } from './execution';
 import { nodeTypeOf } from './node-interface';
-import type { ListBound } from './node-limit';
+import type { ListBound } from './list-size';
+import { annotateCosts, COST_DIRECTIVES } from './cost-directives';
 
 /**
  * type-graphql asks for a PubSub once the schema has subscriptions, although each of ours brings
@@ -77,8 +78,14 @@ export async function buildServiceSchema(
   // Its types in an order of their own (type-graphql lists them as their classes were defined,
   // whichever file loaded first), so that the schema and its printed SDL are always the same.
   const types = [...config.types].sort((a, b) => (a.name < b.name ? -1 : 1));
-  const schema = new GraphQLSchema({ ...config, types, extensions: { listBounds } });
+  const schema = new GraphQLSchema({
+    ...config,
+    types,
+    directives: [...config.directives, ...COST_DIRECTIVES],
+    extensions: { listBounds },
+  });
   orderArguments(schema);
+  annotateCosts(schema);
   callFieldResolversDirectly(schema, options);
   // type-graphql wraps resolveType in an async function, which the compiled executor (graphql-jit)
   // does not await: Node answers its type synchronously.

@@ -114,7 +114,13 @@ export function corsPolicy(origins: string[]): RequestHandler {
       'Apollo-Require-Preflight',
       'Idempotency-Key',
     ],
-    exposedHeaders: ['WWW-Authenticate', 'Retry-After', 'Idempotent-Replayed'],
+    exposedHeaders: [
+      'WWW-Authenticate',
+      'Retry-After',
+      'Idempotent-Replayed',
+      'RateLimit',
+      'RateLimit-Policy',
+    ],
     maxAge: 600,
   });
 }

@@ -21,12 +21,14 @@ import type { Config } from '../../config';
 import type { AuthContext, RequestInfo } from '../auth/tokens';
 import { GRAPHQL_LIMITS } from '../graphql/armor';
 import { assertWithinNodeLimit } from '../graphql/node-limit';
+import { assertWithinCost } from '../graphql/operation-cost';
 import { apqHashOf, type TrustedDocuments } from '../graphql/trusted-documents';
 import { variableFailure } from '../graphql/variable-check';
 import type { LiveMetrics } from '../observability/metrics';
 import {
   DocumentNotAllowedError,
   LiveLimitError,
+  QueryTooCostlyError,
   QueryTooLargeError,
   ServiceUnavailableError,
   WrongTransportError,
@@ -48,6 +50,8 @@ export interface LiveOperationsOptions<N extends LoggedChange> {
   /** Where this instance stands in the change log (src/platform/live/change-delivery.ts). */
   changes: Pick<ChangeDelivery<N>, 'delivered' | 'startingPoint'>;
   limits: Config['subscriptions'];
+  /** MAX_QUERY_COST: what a subscription's document may cost, as an operation over HTTP. */
+  maxQueryCost: number;
   logger: Logger;
   metrics: LiveMetrics | null;
   /** The HTTP face's validation rules (graphql-armor's limits), applied here too. */
@@ -185,9 +189,12 @@ export class LiveOperations<N extends LoggedChange> {
     }
     const variableValues = variablesOf(payload.variables);
     try {
-      assertWithinNodeLimit(schema, document, operation, variableValues);
+      assertWithinCost(
+        assertWithinNodeLimit(schema, document, operation, variableValues),
+        this.options.maxQueryCost,
+      );
     } catch (error) {
-      if (error instanceof QueryTooLargeError) {
+      if (error instanceof QueryTooLargeError || error instanceof QueryTooCostlyError) {
         return [error];
       }
       throw error;

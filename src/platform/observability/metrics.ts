@@ -26,6 +26,17 @@ export interface LiveMetrics {
   listenerReconnects: Counter;
 }
 
+/** Operation costs: a field, a record, a page, a page of pages, the widest questions. */
+const COST_BUCKETS = [1, 10, 100, 1_000, 10_000, 50_000, 250_000];
+
+/** What the cost of GraphQL operations tells (src/platform/graphql/operation-cost.ts). */
+export interface CostMetrics {
+  /** An operation that ran: its measured cost before, and the cost of what it answered. */
+  observe(requested: number, actual: number): void;
+  /** An operation refused: `too_costly` (MAX_QUERY_COST) or `over_budget` (its caller's). */
+  refused(reason: 'too_costly' | 'over_budget'): void;
+}
+
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /**
@@ -172,6 +183,37 @@ export class Metrics {
       'How long the oldest job due and not running has waited, by task',
       (row) => row.oldestSeconds,
     );
+  }
+
+  /**
+   * What GraphQL operations cost (src/platform/graphql/operation-cost.ts): each one's measured
+   * cost before it ran and the cost of what it answered (`graphql_operation_cost`, by `measure`),
+   * and operations refused for their cost (`graphql_operations_refused_total`, by `reason`).
+   */
+  queryCost(): CostMetrics {
+    const registers = [this.registry];
+    const cost = new Histogram({
+      name: 'graphql_operation_cost',
+      help: 'Cost of GraphQL operations: requested (measured before running) and actual (answered)',
+      labelNames: ['measure'],
+      buckets: COST_BUCKETS,
+      registers,
+    });
+    const refused = new Counter({
+      name: 'graphql_operations_refused_total',
+      help: 'GraphQL operations refused for their cost: too_costly (MAX_QUERY_COST), over_budget',
+      labelNames: ['reason'],
+      registers,
+    });
+    const requested = cost.labels('requested');
+    const actual = cost.labels('actual');
+    return {
+      observe(requestedCost, actualCost) {
+        requested.observe(requestedCost);
+        actual.observe(actualCost);
+      },
+      refused: (reason) => refused.inc({ reason }),
+    };
   }
 
   /** A counter a module keeps (mail, say), served with the rest. */

@@ -107,6 +107,11 @@ export interface RequestScope {
   /** The caller, once the bearer token has been read. */
   userId: string | undefined;
   /**
+   * The client's address (after trusted proxies), once an operation's context has read it: who
+   * pays for an operation of no signed-in user (src/platform/graphql/operation-cost.ts).
+   */
+  clientIp?: string | undefined;
+  /**
    * When (performance.now()) the request's waits end: every wait for a pooled connection, a
    * statement or a lock takes from this one budget (src/platform/postgres/request-deadline.ts), so a request
    * answers 503 by then however many statements it sends. Infinity: no bound (an event stream).

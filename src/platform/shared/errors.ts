@@ -183,6 +183,43 @@ export class QueryTooLargeError extends AppError {
   }
 }
 
+/** A GraphQL operation that could cost more than one request may (MAX_QUERY_COST). */
+export class QueryTooCostlyError extends AppError {
+  constructor(cost: number, maxCost: number) {
+    super(
+      'QUERY_TOO_LARGE',
+      'QUERY_TOO_COSTLY',
+      `The operation could cost up to ${cost}, more than ${maxCost}: ask for smaller slices, ` +
+        'fewer aliases, or narrower windows (fewer users, fewer days, a longer step).',
+      { cost, maxCost, http: { status: 400 } },
+    );
+  }
+}
+
+/** What a caller's cost budget holds (COST_BUDGET_PER_MINUTE). */
+export interface BudgetState {
+  limit: number;
+  remaining: number;
+  /** Seconds until the budget is whole again. */
+  resetSeconds: number;
+}
+
+/** An operation its caller's budget cannot pay for this minute (COST_BUDGET_PER_MINUTE). */
+export class CostBudgetSpentError extends AppError {
+  constructor(
+    readonly cost: number,
+    readonly budget: BudgetState,
+  ) {
+    super(
+      'TOO_MANY_REQUESTS',
+      'COST_BUDGET_SPENT',
+      `The operation costs ${cost} and ${budget.remaining} of your ${budget.limit} a minute ` +
+        `remain: try again in ${budget.resetSeconds} s, or ask for less.`,
+      { cost, budget, retryAfter: budget.resetSeconds, http: { status: 429 } },
+    );
+  }
+}
+
 /** Why an `Idempotency-Key` was refused (docs/rest-contract.md §8). */
 export type IdempotencyRefusal =
   | 'IDEMPOTENCY_KEY_INVALID'

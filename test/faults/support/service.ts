@@ -19,6 +19,8 @@ export interface LogLine {
 export interface ServiceProcess extends ChildService {
   /** Every log line so far (bounded), for assertions and failure reports. */
   logs: LogLine[];
+  /** Lines the service wrote that are not one JSON object (each should be; kept up to 100). */
+  notJson: string[];
 }
 
 const MAX_LOG_LINES = 20_000;
@@ -48,6 +50,7 @@ export async function startService(
   } = {},
 ): Promise<ServiceProcess> {
   const logs: LogLine[] = [];
+  const notJson: string[] = [];
   const service = await startServiceProcess({
     script: main,
     prefix: options.prefix,
@@ -66,10 +69,13 @@ export async function startService(
         logs.push(JSON.parse(line) as LogLine);
       } catch {
         logs.push({ msg: line });
+        if (notJson.length < 100) {
+          notJson.push(line);
+        }
       }
     },
   });
-  return { ...service, logs };
+  return { ...service, logs, notJson };
 }
 
 /**

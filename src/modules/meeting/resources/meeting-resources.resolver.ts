@@ -9,7 +9,7 @@ import {
   Root,
 } from 'type-graphql';
 import { Viewer } from '../../../platform/auth/tokens';
-import { MaxItems } from '../../../platform/graphql/node-limit';
+import { MaxItems } from '../../../platform/graphql/list-size';
 import {
   Resource,
   RESOURCE_LIMITS,

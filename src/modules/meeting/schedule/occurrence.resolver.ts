@@ -14,7 +14,8 @@ import {
 } from './occurrence.types';
 import { listOccurrences } from './occurrence.service';
 import { OCCURRENCE_LIMITS, type Occurrence } from './occurrence.rules';
-import { MaxItems } from '../../../platform/graphql/node-limit';
+import { MaxItems } from '../../../platform/graphql/list-size';
+import { Cost, daysBetween } from '../../../platform/graphql/field-cost';
 import type { OccurrenceChanged } from '../lifecycle/meeting-lifecycle.service';
 
 /** An occurrence as the schema names its fields. */
@@ -43,6 +44,7 @@ export class OccurrenceResolver {
   }
 
   @MaxItems(OCCURRENCE_LIMITS.count)
+  @Cost((args) => daysBetween(args['from'], args['to']), 'days in the window (its rule expanded)')
   @FieldResolver(() => [MeetingOccurrence], {
     description:
       'The occurrences that overlap [from, to), by start: one for a single meeting, those of its ' +
