@@ -4,7 +4,13 @@ import { DEFAULT_RESTART_ATTEMPTS } from './platform/postgres/embedded/superviso
 import { trustProxySetting } from './platform/http/trusted-proxies';
 import { DEFAULT_MAX_PARTICIPANTS_PER_MEETING } from './modules/meeting/meeting.limits';
 import { WEBHOOK_LIMITS } from './modules/webhook/webhook.limits';
-import { retrySchedule, secretKey } from './modules/webhook/webhook.settings';
+import {
+  concurrencyPerEndpoint,
+  disableAfterHours,
+  maxBacklog,
+  retrySchedule,
+  secretKey,
+} from './modules/webhook/webhook.settings';
 import { MAIL_ENV, type MailConfig, mailConfigOf } from './modules/mail/mail.settings';
 import { bookingHorizonDays } from './modules/resource/resource.settings';
 import { feedMaxWaitMs } from './modules/calendar/calendar.settings';
@@ -117,12 +123,9 @@ const schema = z
       .min(1)
       .max(1000)
       .default(WEBHOOK_LIMITS.disableAfter),
-    WEBHOOK_DISABLE_AFTER_HOURS: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(WEBHOOK_LIMITS.disableAfterHours.max)
-      .default(WEBHOOK_LIMITS.disableAfterHours.default),
+    WEBHOOK_DISABLE_AFTER_HOURS: disableAfterHours,
+    WEBHOOK_CONCURRENCY_PER_ENDPOINT: concurrencyPerEndpoint,
+    WEBHOOK_MAX_BACKLOG: maxBacklog,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean.default(false),
     WEBHOOK_SECRET_KEY: secretKey.optional(),
     ADMIN_EMAILS: z.string().default(''),
@@ -250,13 +253,17 @@ export interface Config {
   feedMaxWaitMs: number;
   /**
    * Webhooks: the waits (seconds) before each retry of a failed event, the failed events in a row
-   * that disable an endpoint, whether private, loopback and link-local targets are allowed, and
-   * the key their signing secrets are sealed with (null: derived from the JWT key material).
+   * (and the hours of failed attempts) that disable an endpoint, the attempts of one endpoint under
+   * way at once, the undelivered deliveries that disable it, whether private, loopback and
+   * link-local targets are allowed, and the key their signing secrets are sealed with (null:
+   * derived from the JWT key material).
    */
   webhooks: {
     retrySchedule: readonly number[];
     disableAfter: number;
     disableAfterHours: number;
+    concurrencyPerEndpoint: number;
+    maxBacklog: number;
     allowPrivateNetworks: boolean;
     secretKey: string | null;
   };
@@ -376,6 +383,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       retrySchedule: env.WEBHOOK_RETRY_SCHEDULE ?? WEBHOOK_LIMITS.retrySchedule,
       disableAfter: env.WEBHOOK_DISABLE_AFTER,
       disableAfterHours: env.WEBHOOK_DISABLE_AFTER_HOURS,
+      concurrencyPerEndpoint: env.WEBHOOK_CONCURRENCY_PER_ENDPOINT,
+      maxBacklog: env.WEBHOOK_MAX_BACKLOG,
       allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       secretKey: env.WEBHOOK_SECRET_KEY ?? null,
     },

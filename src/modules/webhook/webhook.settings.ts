@@ -8,6 +8,19 @@ import { WEBHOOK_LIMITS } from './webhook.limits';
 /** WEBHOOK_RETRY_SCHEDULE: seconds before each retry; empty or unset, the default. */
 export const retrySchedule = secondsList(WEBHOOK_LIMITS.retries);
 
+/** A whole number from 1 to the bound's `max`; unset, its `default`. */
+const bounded = (bound: { default: number; max: number }) =>
+  z.coerce.number().int().min(1).max(bound.max).default(bound.default);
+
+/** WEBHOOK_DISABLE_AFTER_HOURS. */
+export const disableAfterHours = bounded(WEBHOOK_LIMITS.disableAfterHours);
+
+/** WEBHOOK_CONCURRENCY_PER_ENDPOINT: an endpoint's lanes. */
+export const concurrencyPerEndpoint = bounded(WEBHOOK_LIMITS.concurrencyPerEndpoint);
+
+/** WEBHOOK_MAX_BACKLOG: undelivered deliveries past which an endpoint is disabled. */
+export const maxBacklog = bounded(WEBHOOK_LIMITS.maxBacklog);
+
 /** WEBHOOK_SECRET_KEY: 32 bytes, base64. */
 export const secretKey = z
   .string()
