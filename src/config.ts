@@ -3,8 +3,11 @@ import { REFRESH_REUSE_INTERVAL } from './platform/auth/tokens';
 import { DEFAULT_RESTART_ATTEMPTS } from './platform/postgres/embedded/supervisor';
 import { trustProxySetting } from './platform/http/trusted-proxies';
 import { DEFAULT_MAX_PARTICIPANTS_PER_MEETING } from './modules/meeting/meeting.limits';
-import { WEBHOOK_LIMITS } from './modules/webhook/webhook.limits';
-import { retrySchedule, secretKey } from './modules/webhook/webhook.settings';
+import {
+  WEBHOOK_ENV,
+  type WebhookConfig,
+  webhookConfigOf,
+} from './modules/webhook/webhook.settings';
 import { MAIL_ENV, type MailConfig, mailConfigOf } from './modules/mail/mail.settings';
 import { bookingHorizonDays } from './modules/resource/resource.settings';
 import { feedMaxWaitMs } from './modules/calendar/calendar.settings';
@@ -112,21 +115,8 @@ const schema = z
       .min(1)
       .max(100_000)
       .default(DEFAULT_MAX_PARTICIPANTS_PER_MEETING),
-    WEBHOOK_RETRY_SCHEDULE: retrySchedule,
-    WEBHOOK_DISABLE_AFTER: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(1000)
-      .default(WEBHOOK_LIMITS.disableAfter),
-    WEBHOOK_DISABLE_AFTER_HOURS: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(WEBHOOK_LIMITS.disableAfterHours.max)
-      .default(WEBHOOK_LIMITS.disableAfterHours.default),
+    ...WEBHOOK_ENV,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean.default(false),
-    WEBHOOK_SECRET_KEY: secretKey.optional(),
     ADMIN_EMAILS: z.string().default(''),
     RESOURCE_BOOKING_HORIZON_DAYS: bookingHorizonDays,
     FEED_MAX_WAIT_MS: feedMaxWaitMs,
@@ -256,18 +246,8 @@ export interface Config {
   resourceBookingHorizonDays: number;
   /** FEED_MAX_WAIT_MS: the longest a calendar feed request waits for its turn (then 503). */
   feedMaxWaitMs: number;
-  /**
-   * Webhooks: the waits (seconds) before each retry of a failed event, the failed events in a row
-   * that disable an endpoint, whether private, loopback and link-local targets are allowed, and
-   * the key their signing secrets are sealed with (null: derived from the JWT key material).
-   */
-  webhooks: {
-    retrySchedule: readonly number[];
-    disableAfter: number;
-    disableAfterHours: number;
-    allowPrivateNetworks: boolean;
-    secretKey: string | null;
-  };
+  /** Webhooks: retries, when endpoints are disabled, lanes, targets, the sealing key. */
+  webhooks: WebhookConfig;
   /** Mail: SMTP_URL, MAIL_FROM, MAIL_RETRY_SCHEDULE and the rest (docs/mail.md). */
   mail: MailConfig;
   rateLimits: {
@@ -381,13 +361,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       .filter(Boolean),
     resourceBookingHorizonDays: env.RESOURCE_BOOKING_HORIZON_DAYS,
     feedMaxWaitMs: env.FEED_MAX_WAIT_MS,
-    webhooks: {
-      retrySchedule: env.WEBHOOK_RETRY_SCHEDULE ?? WEBHOOK_LIMITS.retrySchedule,
-      disableAfter: env.WEBHOOK_DISABLE_AFTER,
-      disableAfterHours: env.WEBHOOK_DISABLE_AFTER_HOURS,
-      allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
-      secretKey: env.WEBHOOK_SECRET_KEY ?? null,
-    },
+    webhooks: webhookConfigOf(env),
     mail: mailConfigOf(env, env.PUBLIC_URL ?? null),
     rateLimits: {
       redisUrl: env.REDIS_URL ?? null,

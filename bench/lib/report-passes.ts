@@ -119,7 +119,7 @@ export function webhooksMarkdown(section: WebhookSection | { skipped: string }):
     "Deliveries/s: from the burst's first write to its last delivery received; meanwhile the " +
       `service kept ${(burst.cost.targetCpuMs / 1000 / burst.seconds).toFixed(2)} cores busy and ` +
       `PostgreSQL ${(burst.cost.databaseCpuMs / 1000 / burst.seconds).toFixed(2)}, and receipts at ` +
-      `one endpoint (whose attempts run one at a time) came a median ${ms(burst.endpointGapMs)} ms ` +
+      `one endpoint (its attempts in lanes, each one at a time) came a median ${ms(burst.endpointGapMs)} ms ` +
       'apart. Latency: from the ' +
       "write's response reaching the writer to the delivery's body being in at the receiver; from " +
       "the change's `timestamp` in the body (its transaction's time) instead: p50 " +
@@ -130,7 +130,7 @@ export function webhooksMarkdown(section: WebhookSection | { skipped: string }):
       `${check.missing} missing, ${check.duplicates} received twice` +
       `** (by webhook-id, and by endpoint and change), ${check.badSignatures} whose signature ` +
       `the endpoint's secret does not verify (standardwebhooks), ${check.outOfOrder} out of commit ` +
-      `order at their endpoint${burst.drained ? '' : '; the burst did not drain within 3 minutes'}. ` +
+      `order in their endpoint's lane${burst.drained ? '' : '; the burst did not drain within 3 minutes'}. ` +
       `Peak RSS of the service: ${mib(section.peakRss)}.`,
     '',
     `SQL statements, from another start behind the statement-counting proxy ` +

@@ -1,11 +1,13 @@
 import { Webhook } from 'standardwebhooks';
+import { laneOf } from '../../src/modules/webhook/webhook.jobs';
+import { WEBHOOK_LIMITS } from '../../src/modules/webhook/webhook.limits';
 import { compareCursors } from '../../src/platform/live/change-log';
 import type { HookReceiver, Receipt } from '../lib/hook-receiver';
 import { quantile } from '../lib/stats';
 
 // The webhook scenario's receipts: counted by webhook-id as they come (to know when a phase's
 // deliveries are all in), and checked once a run is over (signatures, each change once per
-// endpoint, commit order).
+// endpoint, commit order in each of its lanes).
 
 /** How long deliveries may take to arrive once the writes are done, before they count missing. */
 export const DRAIN_MS = 180_000;
@@ -72,7 +74,11 @@ export interface DeliveryCheck {
   missing: number;
   /** Receipts whose signature the endpoint's secret does not verify (Standard Webhooks). */
   badSignatures: number;
-  /** Receipts at an endpoint after one with a later cursor (docs/webhooks.md promises commit order). */
+  /**
+   * Receipts after one with a later cursor in the same lane of their endpoint: an endpoint's
+   * attempts run in lanes (WEBHOOK_CONCURRENCY_PER_ENDPOINT, its default here), each in commit
+   * order; across lanes receivers order by `data.cursor` (docs/webhooks.md).
+   */
   outOfOrder: number;
 }
 
@@ -95,7 +101,8 @@ export function checkReceipts(
 ): { check: DeliveryCheck; bodies: Body[] } {
   const verifiers = secrets.map((secret) => new Webhook(secret));
   const seen = secrets.map(() => new Map<string, number>());
-  const latest = secrets.map(() => '0.0');
+  /** The latest cursor received, by endpoint and lane. */
+  const latest = new Map<string, string>();
   let badSignatures = 0;
   let outOfOrder = 0;
   const bodies: Body[] = [];
@@ -118,10 +125,11 @@ export function checkReceipts(
     const atEndpoint = seen[receipt.endpoint];
     const cursor = body.data.cursor;
     atEndpoint?.set(cursor, (atEndpoint.get(cursor) ?? 0) + 1);
-    if (compareCursors(cursor, latest[receipt.endpoint] ?? '0.0') < 0) {
+    const lane = `${receipt.endpoint}:${laneOf(cursor, WEBHOOK_LIMITS.concurrencyPerEndpoint.default)}`;
+    if (compareCursors(cursor, latest.get(lane) ?? '0.0') < 0) {
       outOfOrder += 1;
     } else {
-      latest[receipt.endpoint] = cursor;
+      latest.set(lane, cursor);
     }
   }
   const extra = (counts: Iterable<number>): number =>

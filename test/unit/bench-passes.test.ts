@@ -72,7 +72,9 @@ describe('the webhook receipts check', () => {
       wallAt: Date.now(),
     };
   };
-  const cursors = ['10.1', '10.2', '11.1'];
+  // Positions 1, 5 and 1: one lane of an endpoint's four (webhook.jobs.ts laneOf), where
+  // attempts keep commit order.
+  const cursors = ['10.1', '10.5', '11.1'];
   const all = () => cursors.flatMap((cursor) => [receipt(0, cursor), receipt(1, cursor)]);
 
   it('finds nothing wrong when every change reached every endpoint once, in order', () => {
@@ -88,8 +90,8 @@ describe('the webhook receipts check', () => {
     expect(bodies.map((b) => b.data.cursor)).toEqual([
       '10.1',
       '10.1',
-      '10.2',
-      '10.2',
+      '10.5',
+      '10.5',
       '11.1',
       '11.1',
     ]);
@@ -109,7 +111,7 @@ describe('the webhook receipts check', () => {
     expect(check.duplicates).toBe(1);
     // Endpoint 1 never got 10.1.
     expect(check.missing).toBe(1);
-    // Endpoint 0 got 10.2 after 11.1.
+    // Endpoint 0 got 10.5 after 11.1, in the same lane.
     expect(check.outOfOrder).toBe(1);
     expect(check.badSignatures).toBe(1);
   });

@@ -51,6 +51,9 @@ describe('webhooks', () => {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_RETRY_SCHEDULE: '0.2,0.2',
       WEBHOOK_DISABLE_AFTER: '3',
+      // One lane per endpoint: its attempts one at a time, so its events arrive in commit order
+      // (with more, each lane's do; lanes.test.ts).
+      WEBHOOK_CONCURRENCY_PER_ENDPOINT: '1',
     });
     [owner, guest, outsider] = (await t.seed.users(3)) as [SeededUser, SeededUser, SeededUser];
   });
@@ -163,7 +166,7 @@ describe('webhooks', () => {
     await t.gql.data(DELETE, { input: { endpointId: endpoint.id } }, guest.token);
   });
 
-  it('sends an endpoint its events in the order they were committed', async () => {
+  it('sends an endpoint its events in the order they were committed, with one lane', async () => {
     const hook = await receiver();
     const { endpoint } = await createEndpoint(t, owner, hook.url, ['meeting.updated']);
     const meeting = await t.seed.meeting(owner).inviting(guest).create();

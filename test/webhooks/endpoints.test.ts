@@ -157,14 +157,15 @@ describe('webhook endpoints', () => {
       (rows) => rows.length === 1,
     );
     expect(old?.id).toBe(deliveryId);
-    // The endpoint's own queue (the dispatcher's may hold a dispatch at any moment).
+    // The endpoint's own queues, its lanes (the dispatcher's may hold a dispatch at any moment):
+    // one delivery, one lane.
     const queues = async () =>
       Number(
         (
           await connection.execute<Array<{ n: string }>>(
             `select count(*) as "n" from "graphile_worker"."_private_job_queues" ` +
-              `where "queue_name" = ?`,
-            [`webhook:${endpoint.id}`],
+              `where "queue_name" like ?`,
+            [`webhook:${endpoint.id}:%`],
           )
         )[0]?.n,
       );

@@ -46,9 +46,11 @@ describe('webhooks on two instances and across a restart', () => {
     await database?.drop();
   });
 
-  it('sends each event once when two instances share the database, in commit order', async () => {
-    const a = await instance();
-    const b = await instance();
+  it('sends each event once when two instances share the database, in commit order (one lane)', async () => {
+    // One lane per endpoint: its attempts one at a time across both instances.
+    const oneLane = { WEBHOOK_CONCURRENCY_PER_ENDPOINT: '1' };
+    const a = await instance(oneLane);
+    const b = await instance(oneLane);
     const [owner, guest] = (await a.seed.users(2)) as [SeededUser, SeededUser];
     const hook = await receiver();
     const { endpoint, secret } = await createEndpoint(a, owner, hook.url, ['meeting.updated']);

@@ -320,10 +320,26 @@ describe('webhook secrets and configuration', () => {
     expect(problems({ WEBHOOK_DISABLE_AFTER_HOURS: '0' })).toHaveLength(1);
     expect(loadConfig({ WEBHOOK_DISABLE_AFTER_HOURS: '6' }).webhooks.disableAfterHours).toBe(6);
     expect(problems({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'maybe' })).toHaveLength(1);
+    for (const lanes of ['0', '17', '2.5', 'many']) {
+      expect(problems({ WEBHOOK_CONCURRENCY_PER_ENDPOINT: lanes })).toEqual([
+        expect.stringMatching(/^WEBHOOK_CONCURRENCY_PER_ENDPOINT: /),
+      ]);
+    }
+    expect(
+      loadConfig({ WEBHOOK_CONCURRENCY_PER_ENDPOINT: '16' }).webhooks.concurrencyPerEndpoint,
+    ).toBe(16);
+    for (const backlog of ['0', '1000001', '-5']) {
+      expect(problems({ WEBHOOK_MAX_BACKLOG: backlog })).toEqual([
+        expect.stringMatching(/^WEBHOOK_MAX_BACKLOG: /),
+      ]);
+    }
+    expect(loadConfig({ WEBHOOK_MAX_BACKLOG: '50' }).webhooks.maxBacklog).toBe(50);
     expect(loadConfig({}).webhooks).toEqual({
       retrySchedule: [5, 300, 1800, 7200, 18_000, 36_000, 36_000],
       disableAfter: 20,
       disableAfterHours: 72,
+      concurrencyPerEndpoint: 4,
+      maxBacklog: 10_000,
       allowPrivateNetworks: false,
       secretKey: null,
     });

@@ -1,7 +1,12 @@
-import { WebhookAttemptResolver, WebhookResolver } from './webhook.resolver';
+import {
+  WebhookAttemptResolver,
+  WebhookEndpointResolver,
+  WebhookResolver,
+} from './webhook.resolver';
 import type { ServiceParts } from '../../platform/composition/context';
 import { defineModule } from '../../platform/composition/module';
 import { WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity';
+import { WebhookBacklogStore, webhookLoaders } from './webhook-backlog.store';
 import { WebhookDeliveryStore } from './webhook-delivery.store';
 import { WebhookEndpoint } from './webhook.entity';
 import { type WebhookPolicy, WebhookService, type WebhookStores } from './webhook.service';
@@ -17,8 +22,18 @@ export const webhookModule = defineModule({
   entities: [WebhookEndpoint, WebhookDelivery, WebhookAttempt],
   // The dispatcher's cursor in the change log (webhook-delivery.store.ts).
   tables: ['webhook_dispatch'],
-  resolvers: [WebhookResolver, WebhookAttemptResolver, WebhookAttemptConnection.resolver],
-  stores: { webhookEndpoints: WebhookEndpointStore, webhookDeliveries: WebhookDeliveryStore },
+  resolvers: [
+    WebhookResolver,
+    WebhookEndpointResolver,
+    WebhookAttemptResolver,
+    WebhookAttemptConnection.resolver,
+  ],
+  stores: {
+    webhookEndpoints: WebhookEndpointStore,
+    webhookDeliveries: WebhookDeliveryStore,
+    webhookBacklogs: WebhookBacklogStore,
+  },
+  loaders: (stores: { readonly webhookBacklogs: WebhookBacklogStore }) => webhookLoaders(stores),
   services: {
     webhooks: (p: ServiceParts<WebhookStores, unknown, { webhooks: WebhookPolicy }>) =>
       new WebhookService(p.stores, p.deps.webhooks),

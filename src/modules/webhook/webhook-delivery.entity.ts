@@ -14,8 +14,8 @@ export enum WebhookDeliveryStatus {
 registerEnumType(WebhookDeliveryStatus, {
   name: 'WebhookDeliveryStatus',
   description:
-    'pending while an attempt is due; delivered once a 2xx answered; failed once every ' +
-    'attempt failed (or its endpoint was disabled first).',
+    'pending while an attempt is due (or its endpoint is disabled: enabling it resumes it); ' +
+    'delivered once a 2xx answered; failed once every attempt failed.',
 });
 
 /**
@@ -30,6 +30,14 @@ registerEnumType(WebhookDeliveryStatus, {
 })
 @Entity({ tableName: 'webhook_deliveries' })
 @Unique({ name: 'webhook_deliveries_endpoint_cursor_unique', properties: ['endpointId', 'cursor'] })
+// An endpoint's backlog (its pending deliveries, those since a time) is counted from these rows
+// alone, however many delivered ones the endpoint keeps (webhook-backlog.store.ts).
+@Index({
+  name: 'webhook_deliveries_pending_idx',
+  expression:
+    'create index "webhook_deliveries_pending_idx" on "webhook_deliveries" ' +
+    `("endpoint_id", "created_at") where "status" = 'pending'`,
+})
 export class WebhookDelivery extends BaseEntity<'status' | 'attemptCount' | 'nextAttemptAt'> {
   [HiddenProps]?: 'payload';
 

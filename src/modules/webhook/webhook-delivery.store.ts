@@ -87,6 +87,10 @@ const SETTLE =
 const REOPEN =
   `update ${D} set "status" = 'pending', "next_attempt_at" = now(), "updated_at" = now() ` +
   `where "id" = ? returning ${deliveries.select(D)}`;
+const PENDING_OF =
+  `select ${deliveries.select('d')} from ${D} d where d."endpoint_id" = ? and ` +
+  `d."status" = '${WebhookDeliveryStatus.PENDING}' ` +
+  `order by string_to_array(d."cursor", '.')::numeric[]`;
 const PRUNE =
   `delete from ${D} where "id" in (select "id" from ${D} where "status" <> 'pending' ` +
   `and "updated_at" < ? limit 1000) returning 1`;
@@ -193,14 +197,9 @@ export class WebhookDeliveryStore {
     await executeRows(this.em, SETTLE, [state.status, state.attemptCount, state.nextAttemptAt, id]);
   }
 
-  /** Gives a delivery up without an attempt (its endpoint was disabled). */
-  async abandon(id: string): Promise<void> {
-    await executeRows(
-      this.em,
-      `update ${D} set "status" = ?, "next_attempt_at" = null, "updated_at" = now() ` +
-        `where "id" = ? and "status" = 'pending'`,
-      [WebhookDeliveryStatus.FAILED, id],
-    );
+  /** An endpoint's pending deliveries, in the log's order (a cursor's numbers compared). */
+  async pendingOf(endpointId: string): Promise<WebhookDeliveryRecord[]> {
+    return readAll(deliveries, await selectRows(this.em, PENDING_OF, [endpointId]));
   }
 
   /** A delivery pending again, its next attempt due now. */

@@ -1,6 +1,7 @@
 import type { OperationContext } from '../../platform/composition/context';
 import type { MeetingEventsContext } from '../meeting-events';
 import type { UserRecord } from '../user';
+import type { WebhookLoaders } from './webhook-backlog.store';
 import type { WebhookService } from './webhook.service';
 
 /**
@@ -8,4 +9,4 @@ import type { WebhookService } from './webhook.service';
  * which read meetings as their endpoint's owner (the meeting events' context).
  */
 export type Context = MeetingEventsContext &
-  OperationContext<{ webhooks: WebhookService }, unknown, UserRecord>;
+  OperationContext<{ webhooks: WebhookService }, WebhookLoaders, UserRecord>;

@@ -23,6 +23,8 @@ export interface DeliveryPolicy {
   disableAfter: number;
   /** Hours of failed attempts with no success between that disable it (WEBHOOK_DISABLE_AFTER_HOURS). */
   disableAfterHours: number;
+  /** An endpoint's attempts under way at once: its lanes (WEBHOOK_CONCURRENCY_PER_ENDPOINT). */
+  concurrencyPerEndpoint: number;
 }
 
 export interface DeliveryDeps {
@@ -129,7 +131,9 @@ async function record(
     });
     if (retryAt) {
       const next = { deliveryId: order.deliveryId, attempt: order.attempt + 1, manual: false };
-      await deliveries.queue([attemptJob(next, endpointId, retryAt)]);
+      await deliveries.queue([
+        attemptJob(next, target.delivery, policy.concurrencyPerEndpoint, retryAt),
+      ]);
     }
     const endpoints = new WebhookEndpointStore(tx);
     if (succeeded) {
@@ -169,8 +173,8 @@ async function record(
 
 /**
  * Makes one attempt at a delivery (a `webhook_deliver` job): unless it was made already, the
- * delivery is settled, or its endpoint is disabled (the delivery is then given up). A shutdown
- * that interrupts it records nothing: the job runs again.
+ * delivery is settled, or its endpoint is disabled (the delivery then stays pending: enabling the
+ * endpoint queues it again). A shutdown that interrupts it records nothing: the job runs again.
  */
 export async function deliverAttempt(
   payload: unknown,
@@ -186,13 +190,10 @@ export async function deliverAttempt(
   const target = await store.target(order.deliveryId);
   if (
     !target ||
+    !target.enabled ||
     target.delivery.status !== WebhookDeliveryStatus.PENDING ||
     target.delivery.attemptCount >= order.attempt
   ) {
-    return;
-  }
-  if (!target.enabled) {
-    await store.abandon(order.deliveryId);
     return;
   }
   const sent = await send(target, deps, run.signal);

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
 import type { Context } from './webhook.context';
 import type { LoggedChange } from '../../platform/live/change-log';
 import { inSqlTransaction } from '../../platform/sql/sql-transaction';
@@ -6,6 +7,7 @@ import { isMeetingEvent, type MeetingEventKind, seenBy } from '../meeting';
 import { eventOf } from '../meeting-events';
 import { isAdmin, isVisibleUser, type UserRecord, UserStore } from '../user';
 import { type MeetingReader, webhookBody } from './webhook-body';
+import { WebhookBacklogStore } from './webhook-backlog.store';
 import { type NewDelivery, WebhookDeliveryStore } from './webhook-delivery.store';
 import { webhookEventType } from './webhook.events';
 import { attemptJob } from './webhook.jobs';
@@ -22,6 +24,11 @@ export interface DispatchDeps<C extends Context = Context> {
   em: () => EntityManager;
   contextOf: ContextOf<C>;
   readMeeting: MeetingReader;
+  /** An endpoint's lanes (WEBHOOK_CONCURRENCY_PER_ENDPOINT). */
+  concurrencyPerEndpoint: number;
+  /** Undelivered deliveries past which an endpoint is disabled (WEBHOOK_MAX_BACKLOG). */
+  maxBacklog: number;
+  logger: Logger;
 }
 
 /** Changes read at a time, and batches one run makes before it hands over to a new one. */
@@ -124,12 +131,18 @@ async function deliveriesOf<C extends Context>(
   return made;
 }
 
+/** Why an endpoint whose backlog passed `max` was disabled. */
+export const backlogReason = (max: number): string =>
+  `more than ${max} deliveries undelivered (WEBHOOK_MAX_BACKLOG)`;
+
 /**
  * Makes the deliveries of the meetings' changes past the dispatcher's cursor, a batch at a time.
  * Each batch's deliveries, their first attempts' jobs and the cursor's move are one transaction
  * (the cursor moves only from where the batch was read: a dispatcher that lost the race writes
  * nothing), so each change makes its deliveries once, whichever instance runs it, and none is
- * lost to a crash. Answers whether changes remain (the caller queues another run).
+ * lost to a crash. An endpoint whose backlog the batch takes past WEBHOOK_MAX_BACKLOG is disabled
+ * in it, its deliveries kept without jobs (enabling it queues them). Answers whether changes
+ * remain (the caller queues another run).
  */
 export async function dispatchChanges<C extends Context>(deps: DispatchDeps<C>): Promise<boolean> {
   for (let batch = 0; batch < BATCHES_PER_RUN; batch += 1) {
@@ -146,22 +159,40 @@ export async function dispatchChanges<C extends Context>(deps: DispatchDeps<C>):
       const deliveries = new WebhookDeliveryStore(tx);
       const runFrom = await deliveries.moveDispatch(from, last.cursor, made.length);
       if (runFrom === null) {
-        return false;
+        return null;
       }
       const inserted = new Map(
         (await deliveries.insert(made)).map((d) => [`${d.endpointId} ${d.cursor}`, d]),
       );
+      const over = await new WebhookBacklogStore(tx).disableOver(
+        [...new Set([...inserted.values()].map((delivery) => delivery.endpointId))],
+        deps.maxBacklog,
+        backlogReason(deps.maxBacklog),
+      );
+      const disabled = new Set(over.map((endpoint) => endpoint.endpointId));
       const jobs = made.flatMap((delivery) => {
         const written = inserted.get(`${delivery.endpointId} ${delivery.cursor}`);
-        return written
-          ? [attemptJob({ deliveryId: written.id, attempt: 1, manual: false }, written.endpointId)]
+        return written && !disabled.has(written.endpointId)
+          ? [
+              attemptJob(
+                { deliveryId: written.id, attempt: 1, manual: false },
+                written,
+                deps.concurrencyPerEndpoint,
+              ),
+            ]
           : [];
       });
-      // In the log's order, each after the one before and after the last batch's: an endpoint's
-      // queue runs its first attempts in commit order.
+      // In the log's order, each after the one before and after the last batch's: each lane of
+      // an endpoint runs its first attempts in commit order.
       await deliveries.queue(jobs, runFrom);
-      return true;
+      return over;
     });
+    for (const { endpointId, backlog } of moved ?? []) {
+      deps.logger.warn(
+        { component: 'webhooks', endpointId, backlog },
+        'webhook endpoint disabled: backlog past WEBHOOK_MAX_BACKLOG',
+      );
+    }
     if (moved && read.length < BATCH) {
       return false;
     }

@@ -22,6 +22,7 @@ export class WebhookEndpoint extends BaseEntity<
   | 'disabledReason'
   | 'consecutiveFailures'
   | 'failingSince'
+  | 'resumedAt'
   | 'previousSecret'
   | 'previousSecretUntil'
 > {
@@ -45,7 +46,8 @@ export class WebhookEndpoint extends BaseEntity<
     description:
       'Whether events are sent to it; false once disabled (by its owner, or after ' +
       'WEBHOOK_DISABLE_AFTER consecutive events failed, or its attempts failed for ' +
-      'WEBHOOK_DISABLE_AFTER_HOURS) until updateWebhookEndpoint enables it.',
+      'WEBHOOK_DISABLE_AFTER_HOURS, or its backlog passed WEBHOOK_MAX_BACKLOG) until ' +
+      'updateWebhookEndpoint enables it, which resumes the deliveries it kept.',
   })
   @Property({ default: true })
   enabled: boolean = true;
@@ -68,6 +70,13 @@ export class WebhookEndpoint extends BaseEntity<
   })
   @Property({ type: 'datetime', nullable: true })
   failingSince: Date | null = null;
+
+  /**
+   * When it was last enabled again: the deliveries it kept from before are resumed, and do not
+   * count towards WEBHOOK_MAX_BACKLOG (webhook-backlog.store.ts); null if it never was.
+   */
+  @Property({ type: 'datetime', nullable: true })
+  resumedAt: Date | null = null;
 
   /** The signing secret, sealed (src/platform/auth/secret-box.ts). */
   @Property({ type: 'text', hidden: true })

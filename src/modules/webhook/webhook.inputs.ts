@@ -59,7 +59,8 @@ export class UpdateWebhookEndpointInput extends PartialInput(
   @Field(() => Boolean, {
     nullable: true,
     description:
-      'true sends events to it again (its count of failed events starts from 0); false stops them.',
+      'true sends events to it again (its count of failed events starts from 0) and resumes the ' +
+      'deliveries it kept while disabled; false stops them.',
   })
   @IsOptional()
   @IsBoolean()

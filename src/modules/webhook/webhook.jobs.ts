@@ -1,5 +1,6 @@
 import type { JobSpec } from '../../platform/jobs/job-queue';
 import { payloadOf } from '../../platform/jobs/job-payload';
+import { cursorPlace } from '../../platform/live/change-log';
 
 /** The background jobs of webhooks (graphile-worker task identifiers). */
 export const WEBHOOK_TASKS = {
@@ -32,17 +33,41 @@ export interface AttemptOrder {
   manual: boolean;
 }
 
+/** What places an attempt's job: its delivery's endpoint and change. */
+export interface AttemptTarget {
+  endpointId: string;
+  /** The change's place in the log (`tx.position`). */
+  cursor: string;
+}
+
 /**
- * The job of an attempt. An endpoint's attempts run one at a time, in the order they were queued
- * (its own queue): in commit order while they succeed; a retry waits for its time without holding
- * the ones behind it. One job per delivery at a time (its key): a redelivery asked for while a
- * retry waits takes the retry's place.
+ * The lane of a delivery among its endpoint's `lanes`: its change's position in the log (one
+ * counter for every change, so an endpoint's events take the lanes in turn) modulo their number.
+ * The same on every attempt, so a delivery's retries stay in its lane.
  */
-export function attemptJob(order: AttemptOrder, endpointId: string, runAt?: Date): JobSpec {
+export function laneOf(cursor: string, lanes: number): number {
+  const place = cursorPlace(cursor);
+  return place ? Number(BigInt(place.position) % BigInt(lanes)) : 0;
+}
+
+/**
+ * The job of an attempt. An endpoint's attempts run in `lanes` queues of its own
+ * (WEBHOOK_CONCURRENCY_PER_ENDPOINT): one attempt at a time in each, in the order they were
+ * queued (in commit order while they succeed), so at most `lanes` of the endpoint's at once,
+ * whichever instances run them; a retry waits for its time without holding the ones behind it.
+ * One job per delivery at a time (its key): a redelivery asked for while a retry waits takes the
+ * retry's place.
+ */
+export function attemptJob(
+  order: AttemptOrder,
+  target: AttemptTarget,
+  lanes: number,
+  runAt?: Date,
+): JobSpec {
   return {
     task: WEBHOOK_TASKS.deliver,
     payload: order,
-    queue: `webhook:${endpointId}`,
+    queue: `webhook:${target.endpointId}:${laneOf(target.cursor, lanes)}`,
     key: `webhook-delivery:${order.deliveryId}`,
     ...(runAt && { runAt }),
     // A run that fails before recording its attempt (the database away, a shutdown) is run

@@ -15,6 +15,16 @@ export const WEBHOOK_LIMITS = {
   disableAfter: 20,
   /** Hours of failed attempts, with no success between, before an endpoint is disabled. */
   disableAfterHours: { default: 72, max: 8_760 },
+  /**
+   * Attempts at one endpoint's deliveries under way at once (WEBHOOK_CONCURRENCY_PER_ENDPOINT):
+   * its lanes, each running its attempts one at a time (webhook.jobs.ts).
+   */
+  concurrencyPerEndpoint: { default: 4, max: 16 },
+  /**
+   * Undelivered deliveries an endpoint may have (WEBHOOK_MAX_BACKLOG): one more, and it is
+   * disabled, its deliveries kept for when it is enabled again.
+   */
+  maxBacklog: { default: 10_000, max: 1_000_000 },
   /** A retry waits its scheduled time give or take this fraction (jitter). */
   jitter: 0.2,
   /** How long a rotated secret still signs beside the new one, so receivers can switch. */

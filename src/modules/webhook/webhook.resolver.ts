@@ -4,6 +4,7 @@ import {
   Authorized,
   Ctx,
   FieldResolver,
+  Int,
   Mutation,
   Query,
   Resolver,
@@ -130,6 +131,19 @@ export class WebhookResolver {
     @Ctx() ctx: Context,
   ): Promise<RedeliverWebhookPayload> {
     return { delivery: await ctx.services.webhooks.redeliver(viewer, input.deliveryId) };
+  }
+}
+
+/** What an endpoint's owner sees of its deliveries beside its own fields. */
+@Resolver(() => WebhookEndpoint)
+export class WebhookEndpointResolver {
+  @FieldResolver(() => Int, {
+    description:
+      'Its deliveries not yet delivered (pending): due, waiting to retry, or kept while it is ' +
+      'disabled. Past WEBHOOK_MAX_BACKLOG of those made since it was last enabled, it is disabled.',
+  })
+  backlog(@Root() endpoint: WebhookEndpointRecord, @Ctx() ctx: Context): Promise<number> {
+    return ctx.loaders.webhookBacklogs.load(endpoint.id);
   }
 }
 

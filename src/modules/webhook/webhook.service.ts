@@ -35,6 +35,8 @@ export interface WebhookPolicy {
   allowPrivateNetworks: boolean;
   /** In production, https targets only. */
   requireHttps: boolean;
+  /** An endpoint's lanes (WEBHOOK_CONCURRENCY_PER_ENDPOINT): where its attempts' jobs go. */
+  concurrencyPerEndpoint: number;
 }
 
 /** An endpoint with its secret, which is shown when made and when rotated, never again. */
@@ -102,7 +104,10 @@ export class WebhookService {
     return { endpoint, secret };
   }
 
-  /** Changes one of the caller's endpoints; enabling it again starts its failures from 0. */
+  /**
+   * Changes one of the caller's endpoints. Enabling it again starts its failures from 0 and
+   * resumes the deliveries it kept while disabled (see resume).
+   */
   async update(
     viewer: UserRecord,
     input: UpdateWebhookEndpointInput,
@@ -116,18 +121,46 @@ export class WebhookService {
       changes.eventTypes = input.eventTypes;
     }
     if (input.enabled === true && !endpoint.enabled) {
-      Object.assign(changes, {
-        enabled: true,
-        disabledReason: null,
-        consecutiveFailures: 0,
-        failingSince: null,
+      return this.stores.transaction(async (tx) => {
+        const enabled = await tx.webhookEndpoints.update(endpoint.id, {
+          ...changes,
+          enabled: true,
+          disabledReason: null,
+          consecutiveFailures: 0,
+          failingSince: null,
+          resumedAt: new Date().toISOString(),
+        });
+        await this.resume(tx, enabled);
+        return enabled;
       });
-    } else if (input.enabled === false && endpoint.enabled) {
+    }
+    if (input.enabled === false && endpoint.enabled) {
       Object.assign(changes, { enabled: false, disabledReason: 'Disabled by its owner' });
     }
     return Object.keys(changes).length === 0
       ? endpoint
       : this.stores.webhookEndpoints.update(endpoint.id, changes);
+  }
+
+  /**
+   * Queues an attempt now for each pending delivery of an endpoint being enabled, in the log's
+   * order: those it kept while disabled (their jobs, run meanwhile, left them be), a waiting retry
+   * brought forward (its job's key: it takes that job's place), the schedule going on after it.
+   */
+  private async resume(tx: Stores, endpoint: WebhookEndpointRecord): Promise<void> {
+    const pending = await tx.webhookDeliveries.pendingOf(endpoint.id);
+    const lanes = this.policy.concurrencyPerEndpoint;
+    await tx.webhookDeliveries.queue(
+      pending.map((delivery) =>
+        attemptJob(
+          { deliveryId: delivery.id, attempt: delivery.attemptCount + 1, manual: false },
+          delivery,
+          lanes,
+        ),
+      ),
+      // From the database's clock ('now': the transaction's time), one microsecond apart.
+      'now',
+    );
   }
 
   /** Deletes one of the caller's endpoints with its deliveries (their jobs find nothing). */
@@ -184,7 +217,9 @@ export class WebhookService {
       const manual = delivery.status !== WebhookDeliveryStatus.PENDING;
       const order = { deliveryId, attempt: delivery.attemptCount + 1, manual };
       const reopened = await tx.webhookDeliveries.reopen(deliveryId);
-      await tx.webhookDeliveries.queue([attemptJob(order, delivery.endpointId)]);
+      await tx.webhookDeliveries.queue([
+        attemptJob(order, delivery, this.policy.concurrencyPerEndpoint),
+      ]);
       return reopened;
     });
   }

@@ -18,7 +18,13 @@ export type WebhookEndpointRecord = ReadModel<WebhookEndpoint>;
 export type EndpointChanges = Partial<
   Pick<
     WebhookEndpointRecord,
-    'url' | 'eventTypes' | 'enabled' | 'disabledReason' | 'consecutiveFailures'
+    | 'url'
+    | 'eventTypes'
+    | 'enabled'
+    | 'disabledReason'
+    | 'consecutiveFailures'
+    | 'failingSince'
+    | 'resumedAt'
   >
 >;
 

@@ -43,7 +43,7 @@ export interface CostConfig {
   budgetPerMinute: number | null;
 }
 
-type CostEnv = { [K in keyof typeof COST_ENV]: z.infer<(typeof COST_ENV)[K]> };
+type CostEnv = z.infer<z.ZodObject<typeof COST_ENV>>;
 
 export const costConfigOf = (env: CostEnv): CostConfig => ({
   maxQueryCost: env.MAX_QUERY_COST,

@@ -8,7 +8,7 @@ import {
   startJobQueue,
 } from './job-queue';
 
-/** Jobs one instance runs at once. */
+/** Jobs one instance runs at once, unless the worker says otherwise. */
 const CONCURRENCY = 4;
 /** How often jobs that came due (retries, scheduled runs) are looked for; new ones are announced. */
 const POLL_MS = 1_000;
@@ -35,6 +35,14 @@ export interface ChangeLogWorkerOptions {
   prune: { task: string; match: string; run(queue: ReadyQueue): Promise<void> };
   /** The tasks the dispatch queues (attempts), by name. */
   tasks?: (queue: ReadyQueue) => Readonly<Record<string, JobHandler>>;
+  /** Jobs of the dispatch, the prune and `tasks` this instance runs at once (default 4). */
+  concurrency?: number;
+  /**
+   * Tasks run by a worker pool of their own, `concurrency` of their jobs at once on this
+   * instance: work that may wait long on others (an attempt waiting for a slow receiver) then
+   * never holds the workers the dispatch and the prune need.
+   */
+  ownPool?: { tasks: Readonly<Record<string, JobHandler>>; concurrency: number };
   /** More recurring jobs than the dispatch and the prune. */
   recurring?: readonly RecurringJob[];
   /** Calls `wake` on each change this instance hears of that may need a dispatch; answers a stop. */
@@ -49,10 +57,10 @@ export interface ChangeLogWorker {
 
 /**
  * This instance's share of a change-log dispatcher: a graphile-worker pool that runs dispatches
- * (change log → work), the work's tasks and pruning, whichever instance queued them. A dispatch
- * that leaves changes behind queues the next one; every change this instance hears of asks for a
- * dispatch (one waits at most, whoever asks), as do every minute and the start (changes made
- * while every instance was down).
+ * (change log → work), the work's tasks and pruning (`ownPool`'s tasks in a pool of their own),
+ * whichever instance queued them. A dispatch that leaves changes behind queues the next one;
+ * every change this instance hears of asks for a dispatch (one waits at most, whoever asks), as
+ * do every minute and the start (changes made while every instance was down).
  */
 export async function startChangeLogWorker(
   options: ChangeLogWorkerOptions,
@@ -61,12 +69,15 @@ export async function startChangeLogWorker(
   let started: (queue: JobQueue) => void = () => undefined;
   const running = new Promise<JobQueue>((resolve) => (started = resolve));
   const ready: ReadyQueue = () => running;
-  const queue = await startJobQueue({
+  const settings = {
     url: options.sessionUrl,
     logger,
-    concurrency: CONCURRENCY,
     pollIntervalMs: POLL_MS,
     shutdownAbortMs: SHUTDOWN_ABORT_MS,
+  };
+  const queue = await startJobQueue({
+    ...settings,
+    concurrency: options.concurrency ?? CONCURRENCY,
     tasks: {
       [dispatchJob.task]: async () => {
         if (await options.dispatch()) {
@@ -88,6 +99,15 @@ export async function startChangeLogWorker(
     ],
   });
   started(queue);
+  let own: JobQueue | null = null;
+  if (options.ownPool) {
+    try {
+      own = await startJobQueue({ ...settings, ...options.ownPool });
+    } catch (error) {
+      await queue.close();
+      throw error;
+    }
+  }
   const dispatcher = coalescedWake(queue, dispatchJob, { logger, component: options.component });
   const stopHearing = options.hear(() => dispatcher.wake());
   dispatcher.wake();
@@ -96,7 +116,8 @@ export async function startChangeLogWorker(
     async close() {
       stopHearing();
       dispatcher.stop();
-      await queue.close();
+      // At once: each lets the jobs under way finish, for SHUTDOWN_ABORT_MS at most.
+      await Promise.all([queue.close(), own?.close()]);
     },
   };
 }

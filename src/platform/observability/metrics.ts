@@ -37,6 +37,30 @@ export interface CostMetrics {
   refused(reason: 'too_costly' | 'over_budget'): void;
 }
 
+/** A gauge read at each scrape: its value in the sample that all of one read's gauges share. */
+export interface SampledGauge<T> {
+  name: string;
+  help: string;
+  value(sample: T): number;
+}
+
+/** What a module needs to add gauges read at each scrape (see Metrics.sampledGauges). */
+export interface SampledGauges {
+  sampledGauges<T>(read: () => Promise<T>, gauges: ReadonlyArray<SampledGauge<T>>): void;
+}
+
+/**
+ * `read` shared by the calls made while it runs: the registry asks every metric at once, and the
+ * gauges of one read then cost one statement a scrape.
+ */
+function sharedWhileRunning<T>(read: () => Promise<T>): () => Promise<T> {
+  let reading: Promise<T> | null = null;
+  return () =>
+    (reading ??= read().finally(() => {
+      reading = null;
+    }));
+}
+
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /**
@@ -44,7 +68,7 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 1
  * operation) and status, the database pool, and Node's process metrics (event-loop lag, memory,
  * CPU, GC). In a cluster worker the registry also answers the primary, which aggregates.
  */
-export class Metrics {
+export class Metrics implements SampledGauges {
   readonly registry: Registry;
   private readonly duration: Histogram<'method' | 'route' | 'status'>;
   readonly live: LiveMetrics;
@@ -149,16 +173,8 @@ export class Metrics {
     read: () => Promise<ReadonlyArray<{ task: string; due: number; oldestSeconds: number }>>,
   ): void {
     const registers = [this.registry];
-    // One statement a scrape: the registry asks every metric at once, and both gauges share it.
-    let reading: Promise<
-      ReadonlyArray<{ task: string; due: number; oldestSeconds: number }>
-    > | null = null;
-    const current = () =>
-      (reading ??= read()
-        .catch(() => [])
-        .finally(() => {
-          reading = null;
-        }));
+    // One statement a scrape: both gauges share it.
+    const current = sharedWhileRunning(() => read().catch(() => []));
     const byTask = (
       name: string,
       help: string,
@@ -214,6 +230,29 @@ export class Metrics {
       },
       refused: (reason) => refused.inc({ reason }),
     };
+  }
+
+  /**
+   * Gauges a module reads at each scrape, all from one read (one statement a scrape, however many
+   * gauges). Each process of a cluster reads the same database: the primary answers the largest
+   * of its workers' values, not their sum. A read that fails leaves the values it last had.
+   */
+  sampledGauges<T>(read: () => Promise<T>, gauges: ReadonlyArray<SampledGauge<T>>): void {
+    const current = sharedWhileRunning(() => read().catch(() => null));
+    for (const gauge of gauges) {
+      new Gauge({
+        name: gauge.name,
+        help: gauge.help,
+        registers: [this.registry],
+        aggregator: 'max',
+        async collect(this: Gauge) {
+          const sample = await current();
+          if (sample !== null) {
+            this.set(gauge.value(sample));
+          }
+        },
+      });
+    }
   }
 
   /** A counter a module keeps (mail, say), served with the rest. */

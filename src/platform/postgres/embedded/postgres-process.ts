@@ -11,9 +11,11 @@ export const SERVER_SETTINGS: Readonly<Record<string, string>> = {
   fsync: 'on',
   synchronous_commit: 'on',
   full_page_writes: 'on',
-  // Small: the embedded default serves one developer's service, seed and cluster workers.
+  // Small: the embedded default serves one developer's service, seed and cluster workers. An
+  // instance opens up to ~31 connections (requests 10, its job queues' pools with the webhook
+  // attempts' N + 4 workers, the event listener, heartbeats): two cluster workers fit in 100.
   shared_buffers: '16MB',
-  max_connections: '60',
+  max_connections: '100',
   io_method: 'sync',
   huge_pages: 'off',
 };
