@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { GraphQLSchema } from 'graphql';
 import { AttemptLimiter } from './platform/auth/attempt-limiter';
@@ -8,6 +9,7 @@ import { SecretBox } from './platform/auth/secret-box';
 import { DEFAULT_ISSUER, TokenService, tokenSubject } from './platform/auth/tokens';
 import { IDEMPOTENCY_KEY_KEEP_MS, Idempotency } from './platform/http/idempotency';
 import { scrub } from './platform/observability/log-safety';
+import { openLimiterRedis } from './platform/redis/redis-limiter-client';
 import { QueryCounter } from './platform/observability/request-tracking';
 import { type DatabaseGuard, guardDatabase } from './platform/postgres/database-guard';
 import { startInstanceHeartbeat } from './platform/sql/heartbeats';
@@ -31,6 +33,11 @@ export interface AppCore {
   deps: AppDependencies;
   schema: GraphQLSchema;
   idempotency: Idempotency;
+  /**
+   * With REDIS_URL, the counters every instance shares (sign-in attempts, cost budgets): one
+   * client, whose outage is logged once. Closed with the instance.
+   */
+  limiterRedis: Redis | null;
   /** Stops pruning idempotency keys and saying the instance is alive. */
   stopBackground(): Promise<void>;
 }
@@ -66,11 +73,14 @@ export async function openCore(options: CreateAppOptions, logger: Logger): Promi
     privateKeyPem: config.auth.privateKeyPem,
     secret: config.auth.secret,
   });
+  const limiterRedis = config.rateLimits.redisUrl
+    ? openLimiterRedis(config.rateLimits.redisUrl, logger)
+    : null;
   const deps: AppDependencies = {
     orm: database.orm,
     tokens,
     passwords: new PasswordHasher(options.passwordCost),
-    attempts: AttemptLimiter.create(config.rateLimits, logger),
+    attempts: AttemptLimiter.create(config.rateLimits, limiterRedis),
     secrets,
     ...moduleDependencies({ config, secrets }),
   };
@@ -100,5 +110,16 @@ export async function openCore(options: CreateAppOptions, logger: Logger): Promi
     idempotency.stop();
     await heartbeat.stop();
   };
-  return { database, queries, guard, key, issuer, deps, schema, idempotency, stopBackground };
+  return {
+    database,
+    queries,
+    guard,
+    key,
+    issuer,
+    deps,
+    schema,
+    idempotency,
+    limiterRedis,
+    stopBackground,
+  };
 }

@@ -126,7 +126,7 @@ export async function mountGraphql(
   const budget =
     config.cost.budgetPerMinute === null
       ? null
-      : CostBudget.create(config.cost.budgetPerMinute, config.rateLimits.redisUrl, logger);
+      : CostBudget.create(config.cost.budgetPerMinute, core.limiterRedis);
   const apollo = createApolloServer({
     schema: core.schema,
     httpServer: frame.httpServer,
@@ -157,10 +157,5 @@ export async function mountGraphql(
       return createContext(core.deps, { authorization: req.headers.authorization, ip });
     }),
   );
-  return {
-    async stop() {
-      await apollo.stop();
-      await budget?.close();
-    },
-  };
+  return apollo;
 }

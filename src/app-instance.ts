@@ -72,7 +72,7 @@ export function instanceOf(
         await new Promise<void>((resolve) => metricsListener.close(() => resolve()));
       }
       await stoppedBackground;
-      await core.deps.attempts.close();
+      await core.limiterRedis?.quit().catch(() => undefined);
       await core.database.close();
     },
   };

@@ -5,9 +5,7 @@ import {
   RateLimiterRes,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
-import type { Logger } from 'pino';
 import type { Config } from '../../config';
-import { openLimiterRedis } from '../redis/redis-limiter-client';
 import { TooManyRequestsError } from '../shared/errors';
 
 /** The sign-in and sign-up actions whose attempts are counted. */
@@ -31,13 +29,12 @@ export class AttemptLimiter {
   private constructor(
     private readonly perIp: RateLimiterAbstract,
     private readonly perAccount: RateLimiterAbstract,
-    private readonly redis: Redis | null,
   ) {}
 
-  static create(settings: Config['rateLimits'], logger: Logger): AttemptLimiter {
+  /** `redis`: the instances' shared counters (openLimiterRedis), null to count in memory. */
+  static create(settings: Config['rateLimits'], redis: Redis | null): AttemptLimiter {
     const duration = settings.windowSeconds;
-    if (settings.redisUrl) {
-      const redis = openLimiterRedis(settings.redisUrl, logger);
+    if (redis) {
       // A brief Redis outage falls back to per-instance counting rather than refusing everyone.
       const insurance = (points: number, keyPrefix: string) =>
         new RateLimiterMemory({ points, duration, keyPrefix });
@@ -56,13 +53,11 @@ export class AttemptLimiter {
           keyPrefix: 'rl:auth:account',
           insuranceLimiter: insurance(settings.perAccount, 'account'),
         }),
-        redis,
       );
     }
     return new AttemptLimiter(
       new RateLimiterMemory({ points: settings.perIp, duration, keyPrefix: 'ip' }),
       new RateLimiterMemory({ points: settings.perAccount, duration, keyPrefix: 'account' }),
-      null,
     );
   }
 
@@ -79,9 +74,5 @@ export class AttemptLimiter {
       }
       throw rejection;
     }
-  }
-
-  async close(): Promise<void> {
-    await this.redis?.quit().catch(() => undefined);
   }
 }

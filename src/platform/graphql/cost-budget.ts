@@ -1,12 +1,10 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
 import {
   type RateLimiterAbstract,
   RateLimiterMemory,
   RateLimiterRedis,
   RateLimiterRes,
 } from 'rate-limiter-flexible';
-import { openLimiterRedis } from '../redis/redis-limiter-client';
 import { type BudgetState, CostBudgetSpentError } from '../shared/errors';
 
 /** A budget is a minute's. */
@@ -22,16 +20,15 @@ export class CostBudget {
   private constructor(
     private readonly limiter: RateLimiterAbstract,
     readonly limit: number,
-    private readonly redis: Redis | null,
   ) {}
 
-  static create(perMinute: number, redisUrl: string | null, logger: Logger): CostBudget {
+  /** `redis`: the instances' shared counters (openLimiterRedis), null to count in memory. */
+  static create(perMinute: number, redis: Redis | null): CostBudget {
     const memory = () =>
       new RateLimiterMemory({ points: perMinute, duration: WINDOW_SECONDS, keyPrefix: 'cost' });
-    if (!redisUrl) {
-      return new CostBudget(memory(), perMinute, null);
+    if (!redis) {
+      return new CostBudget(memory(), perMinute);
     }
-    const redis = openLimiterRedis(redisUrl, logger);
     const limiter = new RateLimiterRedis({
       storeClient: redis,
       points: perMinute,
@@ -40,7 +37,7 @@ export class CostBudget {
       // A brief Redis outage falls back to per-instance budgets rather than refusing everyone.
       insuranceLimiter: memory(),
     });
-    return new CostBudget(limiter, perMinute, redis);
+    return new CostBudget(limiter, perMinute);
   }
 
   /**
@@ -70,10 +67,6 @@ export class CostBudget {
     if (cost > 0) {
       this.limiter.reward(caller, cost).catch(() => undefined);
     }
-  }
-
-  async close(): Promise<void> {
-    await this.redis?.quit().catch(() => undefined);
   }
 
   private stateOf(res: RateLimiterRes): BudgetState {
