@@ -64,6 +64,9 @@ async function primary(): Promise<void> {
   );
   let stopping = false;
   let exitCode = 0;
+  // Bounds the workers' stop; once they are all gone it is the embedded server's stop that
+  // remains, which bounds its own (a slow one under load is not workers that did not stop).
+  let workersDeadline: NodeJS.Timeout | undefined;
   const exit = (code: number) => {
     void (embedded?.stop() ?? Promise.resolve()).finally(() => process.exit(code));
   };
@@ -75,6 +78,7 @@ async function primary(): Promise<void> {
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {
       if (Object.keys(cluster.workers ?? {}).length === 0) {
+        clearTimeout(workersDeadline);
         logger.info('all workers stopped');
         exit(exitCode);
       }
@@ -92,7 +96,7 @@ async function primary(): Promise<void> {
     for (const worker of Object.values(cluster.workers ?? {})) {
       worker?.process.kill('SIGTERM');
     }
-    setTimeout(() => {
+    workersDeadline = setTimeout(() => {
       const left = Object.values(cluster.workers ?? {}).map((worker) => worker?.process.pid);
       logger.error({ workers: left }, 'workers did not stop in time; exiting');
       exit(1);

@@ -246,6 +246,9 @@ function poolEvents(connection: DependencyState): WorkerEvents {
   return events;
 }
 
+/** How long a job queue's connection stays open unused. */
+const IDLE_CONNECTION_MS = 1_000;
+
 /**
  * Starts this instance's worker pool on `url`. graphile-worker is an ES module: it is loaded by
  * `import()`, which Node 22.12+ also serves to the compiled CommonJS (as require of an ES module).
@@ -255,7 +258,14 @@ export async function startJobQueue(options: JobQueueOptions): Promise<JobQueue>
   const { logger } = options;
   // One connection LISTENs for new jobs, the others take and finish them (graphile-worker warns
   // of fewer connections than jobs at once); the workers' heartbeat takes one when it is free.
-  const pool = new Pool({ connectionString: options.url, max: options.concurrency });
+  // A job holds one only to be taken and to be recorded, so a burst's connections close a second
+  // after it (pg's default keeps them 10 s): several instances' idle pools on one server would
+  // otherwise hold its connections (the suite's PostgreSQL, 100, ran out).
+  const pool = new Pool({
+    connectionString: options.url,
+    max: options.concurrency,
+    idleTimeoutMillis: IDLE_CONNECTION_MS,
+  });
   const lost = (error: Error): void =>
     logger.debug({ component: 'jobs', err: error }, 'job queue connection lost');
   pool.on('error', lost);
