@@ -6,6 +6,8 @@ import type { Logger } from 'pino';
 import { apolloHandler } from './platform/graphql/apollo-http';
 import { createApolloServer, GRAPHQL_PATH } from './platform/graphql/apollo';
 import { CostBudget } from './platform/graphql/cost-budget';
+import { costGate } from './platform/graphql/cost-gate';
+import { tokenSubject } from './platform/auth/tokens';
 import {
   graphiqlIde,
   IDE_ASSETS_PATH,
@@ -23,7 +25,7 @@ import { corsPolicy, securityHeaders } from './platform/http/security';
 import { type TrustedProxies, trustedProxies } from './platform/http/trusted-proxies';
 import { Metrics } from './platform/observability/metrics';
 import { dueJobs } from './platform/jobs/queue-health';
-import { currentRequest, requestTracking } from './platform/observability/request-tracking';
+import { requestTracking } from './platform/observability/request-tracking';
 import { REST_PREFIX } from '../rest/router';
 import type { AppCore } from './app-core';
 import type { Config } from './config';
@@ -144,18 +146,20 @@ export async function mountGraphql(
   await apollo.start();
   frame.app.use(
     GRAPHQL_PATH,
+    // Before the body is read: a caller refused at once costs next to nothing.
+    ...(budget
+      ? [costGate(budget, (authorization) => tokenSubject(core.deps.tokens, authorization))]
+      : []),
     express.json({ limit: JSON_LIMIT }),
     // Off: not mounted at all, so requests pay nothing for the feature.
     ...(trusted ? [trustedDocumentsGuard(trusted, logger)] : []),
     graphqlIdempotency(core.idempotency, logger, trusted, GRAPHQL_PATH),
-    apolloHandler(apollo, (req) => {
-      const ip = req.ip ?? 'unknown';
-      const scope = currentRequest();
-      if (scope) {
-        scope.clientIp = ip;
-      }
-      return createContext(core.deps, { authorization: req.headers.authorization, ip });
-    }),
+    apolloHandler(apollo, (req) =>
+      createContext(core.deps, {
+        authorization: req.headers.authorization,
+        ip: req.ip ?? 'unknown',
+      }),
+    ),
   );
   return apollo;
 }

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { COST_LIMITS } from '../../src/platform/graphql/cost.settings';
 import { benchUsers } from '../lib/db';
 import { signAccessToken } from '../lib/jwt';
 import { RESULTS } from '../lib/paths';
@@ -100,7 +101,7 @@ async function phase(
 async function callers(dbUrl: string): Promise<{ light: Caller; heavy: Caller }> {
   const ids = await benchUsers(
     dbUrl,
-    Array.from({ length: 52 }, (_, i) => ({ account: `bench.budget.${i}`, name: `Budget ${i}` })),
+    Array.from({ length: 52 }, (_, i) => ({ account: `bench.budget.u${i}`, name: `Budget ${i}` })),
   );
   const [lightId, heavyId, ...others] = ids as [string, string, ...string[]];
   const from = new Date(Date.now() + DAY_MS);
@@ -124,14 +125,15 @@ async function callers(dbUrl: string): Promise<{ light: Caller; heavy: Caller }>
   };
 }
 
+/** A service of its own with COST_BUDGET_PER_MINUTE `budget` (the bench's own is the largest). */
 async function onService(
   dbUrl: string,
-  budget: string | null,
+  budget: number,
   run: (service: Server) => Promise<Phase[]>,
 ): Promise<Phase[]> {
   const service = await startService(dbUrl, 'warn', {
-    name: budget === null ? 'service (default budget)' : 'service (no budget)',
-    ...(budget !== null && { env: { COST_BUDGET_PER_MINUTE: budget } }),
+    name: budget === 0 ? 'service (no budget)' : 'service (default budget)',
+    env: { COST_BUDGET_PER_MINUTE: String(budget) },
   });
   try {
     return await run(service);
@@ -166,11 +168,15 @@ export async function budgetRun(dbUrl: string, quick: boolean, command: string):
   const seconds = quick ? 5 : 20;
   log(`Budget pass: ${seconds} s phases, on a service with the default budget, then none…`);
   const { light, heavy } = await callers(dbUrl);
-  const withBudget = await onService(dbUrl, null, async (service) => [
-    await phase('alone (default budget)', service, light, null, seconds),
-    await phase('beside the heavy caller (default budget)', service, light, heavy, seconds),
-  ]);
-  const without = await onService(dbUrl, '0', async (service) => [
+  const withBudget = await onService(
+    dbUrl,
+    COST_LIMITS.budgetPerMinute.default,
+    async (service) => [
+      await phase('alone (default budget)', service, light, null, seconds),
+      await phase('beside the heavy caller (default budget)', service, light, heavy, seconds),
+    ],
+  );
+  const without = await onService(dbUrl, 0, async (service) => [
     await phase('beside the heavy caller (no budget)', service, light, heavy, seconds),
   ]);
   const text = `${report([...withBudget, ...without], seconds)}\n\n\`${command}\`\n`;

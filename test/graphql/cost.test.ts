@@ -202,6 +202,41 @@ describe('cost budgets', () => {
     }
   });
 
+  it('refuses a caller at once, before reading its operation, once refused 3 times in a row', async () => {
+    const t = await startTestApp(env);
+    try {
+      const [heavy, light] = (await t.seed.users(2)) as [SeededUser, SeededUser];
+      const userIds = (await t.seed.bulkUsers(50)).map((user) => user.id);
+      const input = { input: widestInput(userIds) };
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i += 1) {
+        statuses.push((await post(t, suggestions(1), input, heavy.token)).status);
+      }
+      // Two paid for, three refused after reading them.
+      expect(statuses).toEqual([200, 200, 429, 429, 429]);
+      let gated: Answer | undefined;
+      const statements = await t.countQueries(async () => {
+        gated = await post(t, MY_MEETINGS, {}, heavy.token);
+      });
+      // Now even a small one, answered before its body is read: no statement, not even the
+      // caller's.
+      expect(statements).toBe(0);
+      expect(gated?.status).toBe(429);
+      expect(gated?.body.errors?.[0]?.message).toMatch(/refused 3 times in a row/);
+      expect(gated?.body.errors?.[0]?.extensions).toMatchObject({
+        code: 'TOO_MANY_REQUESTS',
+        reason: 'COST_BUDGET_SPENT',
+        budget: { limit: 50_000 },
+      });
+      expect(Number(gated?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(gated?.headers.get('ratelimit')).toMatch(/^"cost";r=\d+;t=\d+$/);
+      // Another caller is not.
+      expect((await post(t, MY_MEETINGS, {}, light.token)).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('is one budget across instances with REDIS_URL', async () => {
     if (!(await testRedisReachable())) {
       return;

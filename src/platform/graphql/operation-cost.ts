@@ -5,7 +5,7 @@ import type { CostMetrics } from '../observability/metrics';
 import { currentRequest } from '../observability/request-tracking';
 import { type BudgetState, CostBudgetSpentError, QueryTooCostlyError } from '../shared/errors';
 import { actualCost } from './actual-cost';
-import type { CostBudget } from './cost-budget';
+import { budgetHeaders, type CostBudget } from './cost-budget';
 import { assertMeasureWithinNodeLimit } from './node-limit';
 import { type Fragments, fragmentsOf, type Measure, measureOperation } from './operation-measure';
 
@@ -16,30 +16,16 @@ export function assertWithinCost({ cost }: Measure, maxCost: number): void {
   }
 }
 
-/**
- * Who pays: the signed-in user, else the client's address (after trusted proxies), both known
- * before the operation resolves (the context is made first).
- */
-function payerOf(): string {
-  const scope = currentRequest();
-  return scope?.userId ? `user:${scope.userId}` : `ip:${scope?.clientIp ?? 'unknown'}`;
-}
+/** Who pays for the request's operation, as the gate before it found (cost-gate.ts). */
+const payerOf = (): string | null => currentRequest()?.payer ?? null;
 
-/**
- * The budget's state in the headers of the IETF's RateLimit fields draft
- * (draft-ietf-httpapi-ratelimit-headers): the policy (`q` a window of `w` seconds) and what
- * remains (`r`) until it is whole again (`t` seconds), and Retry-After when refused.
- */
 function tellBudget(
   response: GraphQLRequestContextWillSendResponse<AuthContext>['response'],
   budget: BudgetState,
   refused: boolean,
 ): void {
-  const headers = response.http.headers;
-  headers.set('ratelimit-policy', `"cost";q=${budget.limit};w=60`);
-  headers.set('ratelimit', `"cost";r=${budget.remaining};t=${budget.resetSeconds}`);
-  if (refused) {
-    headers.set('retry-after', String(budget.resetSeconds));
+  for (const [name, value] of budgetHeaders(budget, refused)) {
+    response.http.headers.set(name, value);
   }
 }
 

@@ -107,10 +107,10 @@ export interface RequestScope {
   /** The caller, once the bearer token has been read. */
   userId: string | undefined;
   /**
-   * The client's address (after trusted proxies), once an operation's context has read it: who
-   * pays for an operation of no signed-in user (src/platform/graphql/operation-cost.ts).
+   * Who pays for a GraphQL operation's cost (src/platform/graphql/cost-gate.ts): its bearer
+   * token's subject, else the client's address. Unset without budgets.
    */
-  clientIp?: string | undefined;
+  payer?: string | undefined;
   /**
    * When (performance.now()) the request's waits end: every wait for a pooled connection, a
    * statement or a lock takes from this one budget (src/platform/postgres/request-deadline.ts), so a request

@@ -204,18 +204,33 @@ export interface BudgetState {
   resetSeconds: number;
 }
 
+/**
+ * Refusals in a row after which a caller is refused at once until its budget is whole again
+ * (src/platform/graphql/cost-budget.ts): a client that honours Retry-After never meets it.
+ */
+export const REFUSALS_IN_A_ROW = 3;
+
 /** An operation its caller's budget cannot pay for this minute (COST_BUDGET_PER_MINUTE). */
 export class CostBudgetSpentError extends AppError {
+  /** `cost`: the operation's, or null when the caller is refused before it is read. */
   constructor(
-    readonly cost: number,
+    readonly cost: number | null,
     readonly budget: BudgetState,
   ) {
     super(
       'TOO_MANY_REQUESTS',
       'COST_BUDGET_SPENT',
-      `The operation costs ${cost} and ${budget.remaining} of your ${budget.limit} a minute ` +
-        `remain: try again in ${budget.resetSeconds} s, or ask for less.`,
-      { cost, budget, retryAfter: budget.resetSeconds, http: { status: 429 } },
+      cost === null
+        ? `Your budget of ${budget.limit} a minute is spent and you were refused ` +
+            `${REFUSALS_IN_A_ROW} times in a row: wait ${budget.resetSeconds} s (Retry-After).`
+        : `The operation costs ${cost} and ${budget.remaining} of your ${budget.limit} a ` +
+            `minute remain: try again in ${budget.resetSeconds} s, or ask for less.`,
+      {
+        ...(cost !== null && { cost }),
+        budget,
+        retryAfter: budget.resetSeconds,
+        http: { status: 429 },
+      },
     );
   }
 }
