@@ -141,6 +141,26 @@ describe('operation cost', () => {
     expect(again.body).toEqual(answer.body);
   });
 
+  it('counts what fragments on an interface answered, with or without __typename', async () => {
+    const meetings = (
+      await post(t, '{ myMeetings(limit: 1) { id participants { id } } }', {}, host.token)
+    ).body.data?.['myMeetings'] as Array<{ id: string; participants: unknown[] }>;
+    const [meeting] = meetings;
+    const held = meeting?.participants.length ?? 0;
+    for (const typename of ['__typename', '']) {
+      const answer = await post(
+        t,
+        `query ($ids: [ID!]!) { nodes(ids: $ids) { ${typename}
+          ... on Meeting { participants { user { id } } } ... on User { name } } }`,
+        { ids: [meeting?.id, host.id] },
+        host.token,
+      );
+      expect(answer.body.errors).toBeUndefined();
+      // The two nodes, each participant and its user.
+      expect(answer.body.extensions?.cost?.actual).toBe(2 + 2 * held);
+    }
+  });
+
   it('shows the costs in the metrics', async () => {
     const text = await (await fetch(`${t.url}/metrics`)).text();
     expect(text).toMatch(/graphql_operation_cost_count\{measure="requested"\} [1-9]/);

@@ -1,3 +1,4 @@
+import { withoutCost } from '../../bench/run/equality';
 import { compareBuilds, roundOrder, type RunNumbers } from '../../bench/lib/ab';
 
 // The A/B summary (`npm run bench -- --against <ref>`): each round's B ÷ A, their geometric mean
@@ -58,5 +59,18 @@ describe('the A/B comparison', () => {
       ['A', 'B', 'baseline'],
       ['baseline', 'B', 'A'],
     ]);
+  });
+});
+
+describe("the equality pass's view of a GraphQL answer", () => {
+  it('compares it without the cost the service tells, and nothing else of it', () => {
+    const data = '{"data":{"me":{"id":"1"}}';
+    expect(withoutCost(`${data},"extensions":{"cost":{"requested":1,"actual":1}}}\n`)).toBe(
+      `${data}}\n`,
+    );
+    expect(
+      withoutCost(`${data},"extensions":{"readAfter":"0/1","cost":{"requested":12,"actual":12}}}`),
+    ).toBe(`${data},"extensions":{"readAfter":"0/1"}}`);
+    expect(withoutCost(`${data}}\n`)).toBe(`${data}}\n`);
   });
 });
