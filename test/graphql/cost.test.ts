@@ -163,8 +163,9 @@ describe('operation cost', () => {
 
   it('shows the costs in the metrics', async () => {
     const text = await (await fetch(`${t.url}/metrics`)).text();
-    expect(text).toMatch(/graphql_operation_cost_count\{measure="requested"\} [1-9]/);
-    expect(text).toMatch(/graphql_operation_cost_count\{measure="actual"\} [1-9]/);
+    expect(text).toMatch(/graphql_operation_cost_total\{measure="requested"\} [1-9]/);
+    expect(text).toMatch(/graphql_operation_cost_total\{measure="actual"\} [1-9]/);
+    expect(text).toMatch(/graphql_operations_costed_total [1-9]/);
     expect(text).toMatch(/graphql_operations_refused_total\{reason="too_costly"\} [1-9]/);
   });
 

@@ -26,9 +26,6 @@ export interface LiveMetrics {
   listenerReconnects: Counter;
 }
 
-/** Operation costs: a field, a record, a page, a page of pages, the widest questions. */
-const COST_BUCKETS = [1, 10, 100, 1_000, 10_000, 50_000, 250_000];
-
 /** What the cost of GraphQL operations tells (src/platform/graphql/operation-cost.ts). */
 export interface CostMetrics {
   /** An operation that ran: its measured cost before, and the cost of what it answered. */
@@ -202,18 +199,36 @@ export class Metrics implements SampledGauges {
   }
 
   /**
-   * What GraphQL operations cost (src/platform/graphql/operation-cost.ts): each one's measured
-   * cost before it ran and the cost of what it answered (`graphql_operation_cost`, by `measure`),
-   * and operations refused for their cost (`graphql_operations_refused_total`, by `reason`).
+   * What GraphQL operations cost (src/platform/graphql/operation-cost.ts): the measured cost
+   * before they ran and the cost of what they answered (`graphql_operation_cost_total`, by
+   * `measure`), how many ran (`graphql_operations_costed_total`), and operations refused for
+   * their cost (`graphql_operations_refused_total`, by `reason`).
    */
   queryCost(): CostMetrics {
     const registers = [this.registry];
-    const cost = new Histogram({
-      name: 'graphql_operation_cost',
-      help: 'Cost of GraphQL operations: requested (measured before running) and actual (answered)',
+    // Sums kept as plain numbers and read at each scrape: a histogram observed twice a request
+    // (prom-client's observe converts, validates and hashes its labels each time) took 2.1% of a
+    // GraphQL meeting read's busy time in a profile, against 0.4% for the one it already had.
+    const sums = { requested: 0, actual: 0, operations: 0 };
+    new Counter({
+      name: 'graphql_operation_cost_total',
+      help: 'Cost of the GraphQL operations run: requested (measured before) and actual (answered)',
       labelNames: ['measure'],
-      buckets: COST_BUCKETS,
       registers,
+      collect(this: Counter<'measure'>) {
+        this.reset();
+        this.inc({ measure: 'requested' }, sums.requested);
+        this.inc({ measure: 'actual' }, sums.actual);
+      },
+    });
+    new Counter({
+      name: 'graphql_operations_costed_total',
+      help: 'GraphQL operations run and costed (divide graphql_operation_cost_total by it)',
+      registers,
+      collect(this: Counter) {
+        this.reset();
+        this.inc(sums.operations);
+      },
     });
     const refused = new Counter({
       name: 'graphql_operations_refused_total',
@@ -221,12 +236,11 @@ export class Metrics implements SampledGauges {
       labelNames: ['reason'],
       registers,
     });
-    const requested = cost.labels('requested');
-    const actual = cost.labels('actual');
     return {
       observe(requestedCost, actualCost) {
-        requested.observe(requestedCost);
-        actual.observe(actualCost);
+        sums.requested += requestedCost;
+        sums.actual += actualCost;
+        sums.operations += 1;
       },
       refused: (reason) => refused.inc({ reason }),
     };
