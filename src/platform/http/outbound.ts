@@ -95,7 +95,7 @@ function drain(response: IncomingMessage, limit: number): Promise<void> {
     });
     response.once('end', resolve);
     response.once('close', resolve);
-    response.once('error', () => resolve());
+    response.on('error', () => resolve());
   });
 }
 
@@ -165,7 +165,11 @@ export async function postOutbound(post: OutboundPost): Promise<OutboundOutcome>
       return;
     }
     post.signal?.addEventListener('abort', onAbort, { once: true });
-    request.once('error', (error) => finish(outcome(null, describe(error))));
+    // `on`, not `once`: a request destroyed after its first error (a timeout, an abort, a
+    // shutdown) may emit another ('socket hang up'), and an 'error' nobody hears ends the
+    // process (the fleet's three hosts did so when the primary restarted under their webhook
+    // attempts, four an endpoint at once). After the first, `finish` keeps the outcome it has.
+    request.on('error', (error) => finish(outcome(null, describe(error))));
     request.end(body);
   });
 }
