@@ -151,6 +151,29 @@ describe('outbound requests', () => {
       ...overrides,
     });
 
+  it('answers an attempt aborted before it began as aborted, and the process hears its request end', async () => {
+    const server = createServer((_request, response) => response.end('ok'));
+    const url = await listen(server);
+    const errors: unknown[] = [];
+    const heard = (error: unknown) => errors.push(error);
+    process.on('uncaughtException', heard);
+    try {
+      // A job pool stopping aborts its jobs: an attempt may start with its signal aborted.
+      const stopped = new AbortController();
+      stopped.abort();
+      const outcomes = await Promise.all(
+        Array.from({ length: 5 }, () => post(`${url}/late`, { signal: stopped.signal })),
+      );
+      expect(outcomes.map((outcome) => outcome.aborted)).toEqual([true, true, true, true, true]);
+      // The destroyed requests' 'socket hang up' comes a tick later: heard, not thrown.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(errors).toEqual([]);
+    } finally {
+      process.off('uncaughtException', heard);
+      server.close();
+    }
+  });
+
   it('read at most 64 KB of an answer, however much the target sends', async () => {
     let written = 0;
     let closedEarly = false;

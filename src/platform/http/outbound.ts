@@ -160,16 +160,17 @@ export async function postOutbound(post: OutboundPost): Promise<OutboundOutcome>
       finish(outcome(null, 'aborted', true));
       request.destroy();
     };
+    // First, and `on`, not `once`: a request destroyed (a timeout, an abort, a shutdown) emits
+    // 'error' ('socket hang up'), after its own error too, and an 'error' nobody hears ends the
+    // process. An attempt whose job was aborted before it began destroyed its request before
+    // this listener was there: the fleet's three hosts died so when its primary restarted under
+    // their webhook attempts (job pools stopping abort their jobs). `finish` keeps the first.
+    request.on('error', (error) => finish(outcome(null, describe(error))));
     if (post.signal?.aborted) {
       onAbort();
       return;
     }
     post.signal?.addEventListener('abort', onAbort, { once: true });
-    // `on`, not `once`: a request destroyed after its first error (a timeout, an abort, a
-    // shutdown) may emit another ('socket hang up'), and an 'error' nobody hears ends the
-    // process (the fleet's three hosts did so when the primary restarted under their webhook
-    // attempts, four an endpoint at once). After the first, `finish` keeps the outcome it has.
-    request.on('error', (error) => finish(outcome(null, describe(error))));
     request.end(body);
   });
 }
