@@ -114,6 +114,18 @@ module.exports = {
       to: { path: `${MODULES}[^/]+/`, pathNot: `${MODULES}($1/|[^/]+/index\\.ts$)` },
     },
     {
+      name: 'sub-folder-reached-past-its-face',
+      comment:
+        "A module's sub-folder is used by its sibling sub-folders through its index.ts; the " +
+        "module's own top-level files, which compose it (its descriptor, context), reach in.",
+      severity: 'error',
+      from: { path: `${MODULES}([^/]+)/([^/]+)/[^/]+$` },
+      to: {
+        path: `${MODULES}$1/[^/]+/[^/]+$`,
+        pathNot: [`${MODULES}$1/$2/`, '/index\\.ts$'],
+      },
+    },
+    {
       name: 'module-imports-registry',
       comment: 'The registry lists the modules; a module never imports it, not even a type.',
       severity: 'error',

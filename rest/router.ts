@@ -1,8 +1,7 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
-import type { Context } from '../src/context';
-import type { RequestInfo } from '../src/platform/auth/tokens';
+import type { AuthContext as OperationContext, RequestInfo } from '../src/platform/auth/tokens';
 import {
   argumentRuleFailures,
   besideTypeFailures,
@@ -79,7 +78,7 @@ const oauthBodyParsers: RequestHandler[] = bodyParsers.map(
 interface Executor {
   schema: GraphQLSchema;
   /** The context of one operation, as /graphql builds it (given by the app). */
-  createContext: (request: RequestInfo) => Promise<Context>;
+  createContext: (request: RequestInfo) => Promise<OperationContext>;
   logger: Logger;
   operations: ReadonlyMap<string, PreparedOperation>;
   /** With read replicas: the write position a write answers with (`X-Read-After`). */
@@ -117,7 +116,7 @@ async function invalidVariables(
   executor: Executor,
   operation: PreparedOperation,
   gathered: Extract<GatheredVariables, { ok: false }>,
-  context: Context,
+  context: OperationContext,
   route: RouteSpec,
 ): Promise<ValidationFailedError> {
   const rules = byClientName(
@@ -243,7 +242,7 @@ function checkRoutes(routes: readonly RouteSpec[], executor: Executor): void {
 /** The REST facade: every declared route, each running its GraphQL operation in-process. */
 export function restRouter(options: {
   schema: GraphQLSchema;
-  createContext: (request: RequestInfo) => Promise<Context>;
+  createContext: (request: RequestInfo) => Promise<OperationContext>;
   logger: Logger;
   routes?: readonly RouteSpec[];
   /** Idempotency-Key on every POST route (none: the header is not read). */

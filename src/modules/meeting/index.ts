@@ -33,7 +33,7 @@ export {
   meetingTopic,
   topicsOf,
 } from './meeting-event';
-export { InputArgs } from './lifecycle/meeting-lifecycle.inputs';
+export { InputArgs } from './meeting.inputs';
 export { MeetingIdArgs } from './meeting.inputs';
 export { seenBy, seesMeeting } from './meeting.rules';
 export { RescheduleMeetingPayload } from './lifecycle/meeting-lifecycle.types';

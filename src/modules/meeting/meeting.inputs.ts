@@ -12,7 +12,7 @@ import {
 } from 'class-validator';
 import { ArgsType, Field, InputType, Int } from 'type-graphql';
 import { SortDirection } from '../../platform/graphql/connection';
-import { PickInput } from '../../platform/shared/derived-inputs';
+import { type InputClass, PickInput } from '../../platform/shared/derived-inputs';
 import { PageArgs } from '../../platform/shared/pagination';
 import { GraphQLDateTime, GraphQLUUID } from '../../platform/shared/scalars';
 import {
@@ -343,4 +343,15 @@ export class InvitationFilterInput implements InvitationFilter {
   @IsOptional()
   @IsEnum(MeetingStatus, { each: true })
   meetingStates?: MeetingStatus[] | null;
+}
+
+/** The arguments of a mutation: one `input` object, its fields reported as `input.*`. */
+export function InputArgs<T extends object>(input: InputClass<T>) {
+  @ArgsType()
+  class Args {
+    @Field(() => input, { description: 'The meeting, and what to do with it.' })
+    @ValidateNested()
+    input!: T;
+  }
+  return Args;
 }

@@ -1,6 +1,6 @@
 import { ParticipantStatus } from '../../meeting';
 import type { UserRecord } from '../../user';
-import { reminderLetter } from '../letters/reminder.letter';
+import { reminderLetter } from '../letters';
 import { MailKind } from '../mail-message.entity';
 import type { Planner } from '../mail.draft';
 import { reminderKey } from './reminder.schedule';

@@ -1,10 +1,10 @@
-import { ValidateNested } from 'class-validator';
-import { ArgsType, Field, InputType } from 'type-graphql';
-import { type InputClass, PartialInput, PickInput } from '../../../platform/shared/derived-inputs';
+import { ArgsType, InputType } from 'type-graphql';
+import { PartialInput, PickInput } from '../../../platform/shared/derived-inputs';
 import {
   AddParticipantInput,
   EDITABLE_FIELDS,
   MeetingInput,
+  InputArgs,
   MeetingRef,
   TIMING_FIELDS,
 } from '../meeting.inputs';
@@ -46,17 +46,6 @@ export class RemoveParticipantInput extends PickInput(
     descriptions: { userId: 'Id of the participating user to remove (UUID).' },
   },
 ) {}
-
-/** The arguments of a lifecycle mutation: one `input` object, its fields reported as `input.*`. */
-export function InputArgs<T extends object>(input: InputClass<T>) {
-  @ArgsType()
-  class Args {
-    @Field(() => input, { description: 'The meeting, and what to do with it.' })
-    @ValidateNested()
-    input!: T;
-  }
-  return Args;
-}
 
 @ArgsType()
 export class UpdateMeetingArgs extends InputArgs(UpdateMeetingInput) {}

@@ -1,6 +1,5 @@
 import { type MeetingChange, MeetingEventKind } from '../meeting-event';
-import type { ParticipantStatus } from '../participants/participant.entity';
-import type { ParticipantRecord } from '../participants/participant.store';
+import type { ParticipantRecord, ParticipantStatus } from '../participants';
 import {
   ConflictError,
   ForbiddenError,
@@ -18,10 +17,16 @@ import type {
   UpdateMeetingInput,
 } from './meeting-lifecycle.inputs';
 import { EDITABLE_FIELDS, storedEdits, TIMING_FIELDS } from '../meeting.inputs';
-import { Series, seriesBound } from '../schedule/recurrence.rules';
-import type { Occurrence } from '../schedule/occurrence.rules';
-import type { OccurrenceChange } from '../schedule/occurrence.entity';
-import type { CancelOccurrenceInput, MoveOccurrenceInput } from '../schedule/occurrence.inputs';
+import {
+  type CancelOccurrenceInput,
+  type MoveOccurrenceInput,
+  type Occurrence,
+  type OccurrenceChange,
+  type OccurrenceChanged,
+  type OccurrenceLoaders,
+  Series,
+  seriesBound,
+} from '../schedule';
 import { MINUTE_MS } from '../../../platform/shared/time-zone';
 import {
   answerAfterReschedule,
@@ -30,12 +35,11 @@ import {
   statusAfterDeparture,
 } from '../meeting.rules';
 import { requireVisibleUsers } from '../meeting.checks';
-import { changeLocked, type Outcome, requireManager, requireOpen } from './locked-change';
-import { bookAgain } from '../resources/booking-plan';
+import { changeLocked, type Outcome, requireManager, requireOpen } from '../locked-change';
+import { bookAgain } from '../resources';
 import type { LockedMeeting, MeetingRecord } from '../meeting.store';
 import type { MeetingStores } from '../meeting.service';
 import type { MeetingLoaders } from '../meeting.store';
-import type { OccurrenceLoaders } from '../schedule/occurrence.store';
 
 type Stores = MeetingStores;
 type Loaders = MeetingLoaders & OccurrenceLoaders;
@@ -44,12 +48,6 @@ type Loaders = MeetingLoaders & OccurrenceLoaders;
 export interface Departure {
   meetingId: string;
   meeting: MeetingRecord | null;
-}
-
-/** What a change of one occurrence answers: the meeting, and the occurrence as it now is. */
-export interface OccurrenceChanged {
-  meeting: MeetingRecord;
-  occurrence: Occurrence;
 }
 
 const conflicts = {

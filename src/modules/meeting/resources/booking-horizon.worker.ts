@@ -6,7 +6,7 @@ import { inSqlTransaction } from '../../../platform/sql/sql-transaction';
 import { BookingStore } from '../../resource';
 import { isClosed } from '../meeting.rules';
 import { MeetingStore } from '../meeting.store';
-import { OccurrenceStore } from '../schedule/occurrence.store';
+import { OccurrenceStore } from '../schedule';
 import { bookingPlan } from './booking-plan';
 
 /** What the job needs of the app. */

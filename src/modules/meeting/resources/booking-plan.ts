@@ -1,7 +1,6 @@
 import { DAY_MS, mergeSpans, type TimeSpan } from '../../../platform/shared/time-zone';
 import { type BookingStore, RESOURCE_LIMITS } from '../../resource';
-import { type OccurrenceEdit, occurrencesOf } from '../schedule/occurrence.rules';
-import type { Timing } from '../schedule/recurrence.rules';
+import { type OccurrenceEdit, occurrencesOf, type Timing } from '../schedule';
 import { MeetingStatus } from '../meeting.entity';
 
 /** What a meeting books of its resources now: its time from `from` on, and how far ahead. */

@@ -4,7 +4,7 @@ import type { UserRecord } from '../../user';
 import { MeetingEventKind } from '../meeting-event';
 import type { MeetingStores } from '../meeting.stores';
 import type { MeetingLoaders, MeetingRecord } from '../meeting.store';
-import { changeLocked, requireManager, requireOpen } from '../lifecycle/locked-change';
+import { changeLocked, requireManager, requireOpen } from '../locked-change';
 import type { AddResourceInput, RemoveResourceInput } from './meeting-resources.inputs';
 import { bookingPlan } from './booking-plan';
 

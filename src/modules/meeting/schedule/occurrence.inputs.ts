@@ -1,8 +1,7 @@
 import { ArgsType, Field, InputType } from 'type-graphql';
 import { GraphQLDateTime } from '../../../platform/shared/scalars';
 import { IsFuture, IsInstant } from '../../../platform/shared/validation';
-import { MeetingRef } from '../meeting.inputs';
-import { InputArgs } from '../lifecycle/meeting-lifecycle.inputs';
+import { InputArgs, MeetingRef } from '../meeting.inputs';
 
 @ArgsType()
 export class OccurrencesArgs {

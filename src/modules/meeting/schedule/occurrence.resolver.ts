@@ -13,10 +13,9 @@ import {
   MoveOccurrencePayload,
 } from './occurrence.types';
 import { listOccurrences } from './occurrence.service';
-import { OCCURRENCE_LIMITS, type Occurrence } from './occurrence.rules';
+import { OCCURRENCE_LIMITS, type Occurrence, type OccurrenceChanged } from './occurrence.rules';
 import { MaxItems } from '../../../platform/graphql/list-size';
 import { Cost, daysBetween } from '../../../platform/graphql/field-cost';
-import type { OccurrenceChanged } from '../lifecycle/meeting-lifecycle.service';
 
 /** An occurrence as the schema names its fields. */
 const shown = (occurrence: Occurrence): MeetingOccurrence => ({

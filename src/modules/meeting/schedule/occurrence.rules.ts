@@ -1,4 +1,5 @@
 import { MINUTE_MS, type TimeSpan } from '../../../platform/shared/time-zone';
+import type { MeetingRecord } from '../meeting.store';
 import { Series, type Timing } from './recurrence.rules';
 
 /** How one occurrence was changed on its own (see OccurrenceChange). */
@@ -58,4 +59,10 @@ export function occurrencesOf(
     }
   }
   return found.sort((a, b) => a.start.getTime() - b.start.getTime()).slice(0, limit);
+}
+
+/** What a change of one occurrence answers: the meeting, and the occurrence as it now is. */
+export interface OccurrenceChanged {
+  meeting: MeetingRecord;
+  occurrence: Occurrence;
 }

@@ -1,12 +1,12 @@
-import { ConflictError, ForbiddenError } from '../../../platform/shared/errors';
-import { refusingOverlaps } from '../../resource';
-import type { UserRecord } from '../../user';
-import { type MeetingChange, meetingNotices } from '../meeting-event';
-import { isClosed, managesMeeting } from '../meeting.rules';
-import { lockVisible } from '../meeting.checks';
-import type { MeetingStores } from '../meeting.stores';
-import { freeIfCancelled } from '../resources/booking-plan';
-import type { LockedMeeting, MeetingLoaders, MeetingRecord } from '../meeting.store';
+import { ConflictError, ForbiddenError } from '../../platform/shared/errors';
+import { refusingOverlaps } from '../resource';
+import type { UserRecord } from '../user';
+import { type MeetingChange, meetingNotices } from './meeting-event';
+import { isClosed, managesMeeting } from './meeting.rules';
+import { lockVisible } from './meeting.checks';
+import type { MeetingStores } from './meeting.stores';
+import { freeIfCancelled } from './resources/booking-plan';
+import type { LockedMeeting, MeetingLoaders, MeetingRecord } from './meeting.store';
 
 /**
  * What a change to a locked meeting did: the meeting as it now is, and the change subscribers
