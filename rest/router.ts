@@ -10,6 +10,7 @@ import {
 } from '../src/platform/graphql/argument-rules';
 import { HttpRequestError, notFound, sendHttpError } from '../src/platform/http/http-errors';
 import { type Idempotency, keepRawBody } from '../src/platform/http/idempotency';
+import { sendJson } from '../src/platform/http/json-answer';
 import {
   currentRequest,
   READ_AFTER_HEADER,
@@ -212,9 +213,11 @@ function handle(route: RouteSpec, executor: Executor): RequestHandler {
         res.set('Cache-Control', 'no-store');
       }
       const { status, message } = route.response;
-      res
-        .status(status)
-        .json(message !== undefined ? { message } : valueAt(result.data, operation.bodyPath));
+      sendJson(
+        res,
+        status,
+        message !== undefined ? { message } : valueAt(result.data, operation.bodyPath),
+      );
     } catch (error) {
       sendHttpError(res, error, style, executor.logger);
     }

@@ -1,5 +1,5 @@
 import type { SeededUser } from '../helpers/seed';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 
 interface Period {
   weekday: string;
@@ -20,12 +20,7 @@ const DEFAULT_WEEK: Period[] = ['MO', 'TU', 'WE', 'TH', 'FR'].map((weekday) => (
 }));
 
 describe("a user's working hours", () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   const update = (user: SeededUser, workingHours: Period[] | null) =>
     t.gql.request<{ updateProfile: { user: { workingHours: Period[] | null } } }>(

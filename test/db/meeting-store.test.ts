@@ -1,13 +1,13 @@
 import { MeetingStore } from '../../src/modules/meeting/meeting.store';
 import type { SeededMeeting, SeededUser } from '../helpers/seed';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 
 // MeetingStore.withParticipants reads meetings with their participants and users in one
 // statement (a meeting's row, then its participants' rows): on the database itself, one id and
 // several, a meeting without participants, an id that is not there.
 
 describe('MeetingStore.withParticipants', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let owner: SeededUser;
   let guests: SeededUser[];
   let big: SeededMeeting;
@@ -17,7 +17,6 @@ describe('MeetingStore.withParticipants', () => {
   const store = () => new MeetingStore(t.instance.database.orm.em.fork());
 
   beforeAll(async () => {
-    t = await startTestApp();
     owner = await t.seed.user();
     guests = await t.seed.users(4);
     big = await t.seed
@@ -40,7 +39,6 @@ describe('MeetingStore.withParticipants', () => {
       .getConnection()
       .execute('delete from "participants" where "meeting_id" = ?', [empty.id]);
   });
-  afterAll(() => t.close());
 
   /** The participants as stored, in the order they were added (then by id). */
   async function stored(meetingId: string): Promise<Array<{ id: string; userId: string }>> {

@@ -1,6 +1,6 @@
 import { loadConfig } from '../../src/config';
 import type { SeededUser } from '../helpers/seed';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 
 const ME = '{ me { email roles } }';
 const LOGIN = `mutation ($username: String!, $password: String!) {
@@ -8,12 +8,7 @@ const LOGIN = `mutation ($username: String!, $password: String!) {
 }`;
 
 describe('ADMIN_EMAILS', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp({ ADMIN_EMAILS: ' Boss@Example.com , ops@example.com' });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ ADMIN_EMAILS: ' Boss@Example.com , ops@example.com' });
 
   /** Signs in again (the role is granted at sign-in) and reads the caller. */
   const signedIn = async (user: SeededUser) => {

@@ -1,4 +1,4 @@
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 import type { SeededUser } from '../helpers/seed';
 
 const NESTED_MEETING = `query ($id: UUID!) {
@@ -9,16 +9,14 @@ const NESTED_MEETING = `query ($id: UUID!) {
 }`;
 
 describe('nested meeting queries are batched', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let owner: SeededUser;
   let guests: SeededUser[];
 
   beforeAll(async () => {
-    t = await startTestApp();
     owner = await t.seed.user();
     guests = await t.seed.users(50);
   });
-  afterAll(() => t.close());
 
   async function statementsFor(
     meetingId: string,

@@ -1,7 +1,8 @@
 import { DEFAULT_MAX_PARTICIPANTS_PER_MEETING } from '../../src/modules/meeting/meeting.limits';
 import { MAX_NODES } from '../../src/platform/graphql/list-size';
 import type { SeededUser } from '../helpers/seed';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import type { TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 
 /** The fan-out of the issue: a meeting's participants' meeting's participants, four deep. */
 const fanOut = (aliases: number): string => {
@@ -12,12 +13,11 @@ const fanOut = (aliases: number): string => {
 };
 
 describe('bounded queries', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let owner: SeededUser;
   let meetingId: string;
 
   beforeAll(async () => {
-    t = await startTestApp();
     const users = await t.seed.users(31);
     owner = users[0] as SeededUser;
     const meeting = await t.seed
@@ -26,7 +26,6 @@ describe('bounded queries', () => {
       .create();
     meetingId = meeting.id;
   });
-  afterAll(() => t.close());
 
   it('refuses the 15-alias fan-out before it reads anything, with a coded error', async () => {
     let answer: Awaited<ReturnType<TestApp['gql']['request']>> | undefined;

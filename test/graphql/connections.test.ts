@@ -1,5 +1,5 @@
 import type { SeededUser } from '../helpers/seed';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 
 interface PageInfo {
   hasNextPage: boolean;
@@ -37,15 +37,13 @@ const ADD = `mutation ($meetingId: UUID!, $userId: UUID!) {
 }`;
 
 describe('cursor connections', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let owner: SeededUser;
   let guests: SeededUser[];
 
   beforeAll(async () => {
-    t = await startTestApp();
     [owner, ...guests] = (await t.seed.users(8)) as [SeededUser, ...SeededUser[]];
   });
-  afterAll(() => t.close());
 
   /** The connection at `path` of an operation's data. */
   async function slice(

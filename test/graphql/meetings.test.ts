@@ -1,4 +1,4 @@
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 import type { SeededUser } from '../helpers/seed';
 
 const MEETING = `query ($id: UUID!) {
@@ -37,7 +37,7 @@ const meetingInput = (overrides: Record<string, unknown> = {}) => ({
 });
 
 describe('meetings', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let owner: SeededUser;
   let bob: SeededUser;
   let carol: SeededUser;
@@ -45,7 +45,6 @@ describe('meetings', () => {
   let admin: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp();
     [owner, bob, carol, stranger, admin] = (await t.seed.users(5)) as [
       SeededUser,
       SeededUser,
@@ -55,7 +54,6 @@ describe('meetings', () => {
     ];
     await t.seed.update(admin, { roles: 'admin' as never });
   });
-  afterAll(() => t.close());
 
   describe('creating', () => {
     it('creates a pending meeting with the owner accepted first and guests new', async () => {

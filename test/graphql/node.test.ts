@@ -1,5 +1,5 @@
 import type { SeededMeeting, SeededUser } from '../helpers/seed';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 
 const NODE = `query ($id: ID!) {
   node(id: $id) {
@@ -22,7 +22,7 @@ interface NodeAnswer {
 }
 
 describe('refetching any object by id (node, nodes)', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let owner: SeededUser;
   let guest: SeededUser;
   let stranger: SeededUser;
@@ -35,7 +35,6 @@ describe('refetching any object by id (node, nodes)', () => {
     (await t.gql.data<{ node: NodeAnswer | null }>(NODE, { id }, viewer.token)).node;
 
   beforeAll(async () => {
-    t = await startTestApp();
     [owner, guest, stranger, admin] = (await t.seed.users(4)) as [
       SeededUser,
       SeededUser,
@@ -54,7 +53,6 @@ describe('refetching any object by id (node, nodes)', () => {
       )
     ).follow.follow.id;
   });
-  afterAll(() => t.close());
 
   it('answers each type by the same UUID the other reads show', async () => {
     expect(await node(owner.id, stranger)).toEqual({

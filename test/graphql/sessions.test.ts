@@ -3,9 +3,8 @@ import { SignJWT } from 'jose';
 import { loadSigningKey, type SigningKey } from '../../src/platform/auth/keys';
 import { TokenService } from '../../src/platform/auth/tokens';
 import { DEFAULT_JWT_SECRET } from '../../src/config';
-import { RestClient } from '../helpers/rest-client';
 import type { SeededUser } from '../helpers/seed';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 
 const LOGIN = `mutation ($username: String!, $password: String!) {
   login(input: { username: $username, password: $password }) { tokens { accessToken refreshToken } }
@@ -23,8 +22,8 @@ interface Pair {
   refreshToken: string;
 }
 
-let t: TestApp;
-let rest: RestClient;
+const t = useTestApp();
+const { rest } = t;
 let key: SigningKey;
 let defaultTokens: TokenService;
 
@@ -71,13 +70,10 @@ async function expectRefused(refreshToken: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
-  rest = new RestClient(t.url);
   key = await loadSigningKey({ privateKeyPem: null, secret: DEFAULT_JWT_SECRET });
   defaultTokens = t.instance.deps.tokens;
 });
 afterEach(() => useReuseInterval(null));
-afterAll(() => t.close());
 
 describe('refresh token rotation', () => {
   it('answers a new pair for each use, with a refresh token different from the one traded', async () => {

@@ -1,5 +1,5 @@
 import type { SeededUser } from '../helpers/seed';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 
 const ADD = `mutation ($input: AddParticipantInput!) {
   addParticipant(input: $input) { participant { id } }
@@ -10,15 +10,13 @@ const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
 /** Variables a typed scalar refuses are judged before the operation runs, field by field. */
 describe('typed GraphQL inputs', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let owner: SeededUser;
   let guest: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp();
     [owner, guest] = (await t.seed.users(2)) as [SeededUser, SeededUser];
   });
-  afterAll(() => t.close());
 
   it('names a refused id by its field in the input, beside the other bad fields', async () => {
     const error = await t.gql.error(

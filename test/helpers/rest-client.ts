@@ -58,10 +58,13 @@ function encode(body: RestBody | undefined): {
 
 /** A small typed HTTP client for the REST facade under `${baseUrl}/api/v1`. */
 export class RestClient {
-  readonly base: string;
+  /** The service's URL, or how to read it when each request is made (useTestApp's client). */
+  constructor(private readonly baseUrl: string | (() => string)) {}
 
-  constructor(baseUrl: string) {
-    this.base = `${baseUrl.replace(/\/$/, '')}/api/v1`;
+  /** The URL of /api/v1. */
+  get base(): string {
+    const url = typeof this.baseUrl === 'string' ? this.baseUrl : this.baseUrl();
+    return `${url.replace(/\/$/, '')}/api/v1`;
   }
 
   /** The absolute URL of a path under /api/v1, with its query string. */

@@ -16,15 +16,19 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** How a test runs the service, beside its environment. */
+export interface TestAppOptions {
+  /** An existing database (default: a fresh one, dropped on close). */
+  database?: DatabaseConfig;
+  logger?: (config: Config) => Logger;
+  /** The address to listen on (default 127.0.0.1). */
+  host?: string;
+}
+
 /** Boots the production wiring (createApp) on a fresh database, listening on 127.0.0.1 by default. */
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: {
-    database?: DatabaseConfig;
-    logger?: (config: Config) => Logger;
-    /** The address to listen on (default 127.0.0.1). */
-    host?: string;
-  } = {},
+  options: TestAppOptions = {},
 ): Promise<TestApp> {
   const database: TestDatabase = options.database
     ? { config: options.database, drop: async () => {} }

@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 
 /** The CSP a GET of `path` answers with, sent with the given Host header. */
 function policyFor(url: string, path: string, host: string): Promise<string> {
@@ -31,7 +31,7 @@ const cssUrls = (css: string): string[] =>
     .filter((url) => !url.startsWith('data:'));
 
 describe('GraphiQL at /graphql', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let html: string;
   let assets: string[];
   /** Where the bundle is served: /graphql/ide/<stamp>. */
@@ -39,7 +39,6 @@ describe('GraphiQL at /graphql', () => {
   let script: string;
 
   beforeAll(async () => {
-    t = await startTestApp();
     html = await (await openIde(t.url)).text();
     // What the page loads: its stylesheets and scripts, in order.
     assets = [
@@ -48,7 +47,6 @@ describe('GraphiQL at /graphql', () => {
     base = (assets[0] ?? '').replace(/\/[^/]*$/, '');
     script = await (await fetch(`${t.url}${base}/graphiql.js`)).text();
   });
-  afterAll(() => t.close());
 
   it('serves the IDE page as HTML with no URL of another origin and no inline script', async () => {
     const response = await openIde(t.url);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 import { HOME_PAGE_LINKS } from '../helpers/home-links';
 
 const COMMITTED_SDL = readFileSync(join(__dirname, '../../schema/schema.graphql'), 'utf8');
@@ -10,12 +10,7 @@ const linksOf = (html: string): string[] =>
   [...html.matchAll(/<a href="([^"]*)"/g)].map((match) => match[1] as string);
 
 describe('The home page', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   it('links the IDE, the REST docs, the OpenAPI document, the SDL and health', async () => {
     const response = await fetch(`${t.url}/`);

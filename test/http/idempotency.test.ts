@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import type { SeededUser } from '../helpers/seed';
-import { RestClient, type RestResponse } from '../helpers/rest-client';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import type { RestResponse } from '../helpers/rest-client';
+import { useTestApp } from '../helpers/use-test-app';
 import { meetingBody } from '../rest/rest-fixtures';
 
 /**
@@ -24,8 +24,8 @@ let keys = 0;
 const newKey = (): string => `key-${Date.now().toString(36)}-${(keys += 1)}`;
 
 describe('Idempotency-Key', () => {
-  let t: TestApp;
-  let rest: RestClient;
+  const t = useTestApp();
+  const { rest } = t;
   let admin: Client;
   let owner: SeededUser;
   let bob: SeededUser;
@@ -33,15 +33,10 @@ describe('Idempotency-Key', () => {
   let titles = 0;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    rest = new RestClient(t.url);
     admin = new Client({ connectionString: t.instance.database.url });
     await admin.connect();
+    t.beforeClose(() => admin.end());
     [owner, bob, carol] = (await t.seed.users(3)) as [SeededUser, SeededUser, SeededUser];
-  });
-  afterAll(async () => {
-    await admin.end();
-    await t.close();
   });
 
   /** A meeting body with a title of its own (meetings are counted by title). */

@@ -1,12 +1,7 @@
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 
 describe('HTTP surface', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   it('answers liveness and readiness with 204', async () => {
     expect((await fetch(`${t.url}/health/liveness`)).status).toBe(204);

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { generateKeyPair, SignJWT } from 'jose';
 import { loadSigningKey } from '../../src/platform/auth/keys';
 import { DEFAULT_JWT_SECRET } from '../../src/config';
-import { RestClient } from '../helpers/rest-client';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 import {
   expectAnswer,
   expectInvalidToken,
@@ -27,14 +26,8 @@ const tokenResponse = {
 
 const oauthError = (error: string) => ({ error, error_description: expect.any(String) });
 
-let t: TestApp;
-let rest: RestClient;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  rest = new RestClient(t.url);
-});
-afterAll(() => t.close());
+const t = useTestApp();
+const { rest } = t;
 
 describe('sign-in and the token endpoint', () => {
   let grace: RestUser;

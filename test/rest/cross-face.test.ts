@@ -1,7 +1,6 @@
 import { User } from '../../src/modules/user/user.entity';
 import type { SeededUser } from '../helpers/seed';
-import { RestClient } from '../helpers/rest-client';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 import { createMeetingViaRest, type WireMeeting } from './rest-fixtures';
 
 /**
@@ -51,8 +50,8 @@ function toWire(value: unknown, field?: string): unknown {
 }
 
 describe('the REST and GraphQL faces answer the same data', () => {
-  let t: TestApp;
-  let rest: RestClient;
+  const t = useTestApp();
+  const { rest } = t;
   let owner: SeededUser;
   let guest: SeededUser;
   let other: SeededUser;
@@ -60,8 +59,6 @@ describe('the REST and GraphQL faces answer the same data', () => {
   let meeting: WireMeeting;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    rest = new RestClient(t.url);
     owner = await t.seed.user({ name: 'Crossface Owner' });
     guest = await t.seed.user({ name: 'Crossface Guest' });
     other = await t.seed.user({ name: 'Crossface Other' });
@@ -93,7 +90,6 @@ describe('the REST and GraphQL faces answer the same data', () => {
       await rest.post(`/follow/follow/${followed.id}`, undefined, { token: guest.token });
     }
   });
-  afterAll(() => t.close());
 
   async function expectSameData(
     restPath: string,

@@ -1,6 +1,6 @@
 import type { SeededUser } from '../helpers/seed';
-import { RestClient, type RestResponse } from '../helpers/rest-client';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import type { RestResponse } from '../helpers/rest-client';
+import { useTestApp } from '../helpers/use-test-app';
 import {
   createMeetingViaRest,
   expectAnswer,
@@ -42,17 +42,14 @@ function expectClientErrorOrSuccess(response: RestResponse, label: string): void
 }
 
 describe('HTTP-level errors of the REST facade', () => {
-  let t: TestApp;
-  let rest: RestClient;
+  const t = useTestApp();
+  const { rest } = t;
   let alice: SeededUser;
   let bob: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    rest = new RestClient(t.url);
     [alice, bob] = (await t.seed.users(2)) as [SeededUser, SeededUser];
   });
-  afterAll(() => t.close());
 
   describe('unknown routes', () => {
     it('answers 404 NOT_FOUND for a path that is no route, with or without a token', async () => {

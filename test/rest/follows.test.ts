@@ -1,6 +1,5 @@
 import type { SeededUser } from '../helpers/seed';
-import { RestClient } from '../helpers/rest-client';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 import {
   aDateTime,
   aUuid,
@@ -37,14 +36,8 @@ const followEntry = (user: SeededUser): unknown => ({
 });
 
 describe('follows over REST', () => {
-  let t: TestApp;
-  let rest: RestClient;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-    rest = new RestClient(t.url);
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
+  const { rest } = t;
 
   const follow = (who: SeededUser, whom: SeededUser | string, alias = false) => {
     const id = typeof whom === 'string' ? whom : whom.id;

@@ -1,6 +1,5 @@
 import type { SeededUser } from '../helpers/seed';
-import { RestClient } from '../helpers/rest-client';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 import { createMeetingViaRest, meetingBody, type WireParticipant } from './rest-fixtures';
 
 /** A small cap, so a full meeting takes a handful of users. */
@@ -17,16 +16,13 @@ const CREATE = `mutation ($participants: [ParticipantInput!]!) {
 }`;
 
 describe('a meeting holds at most MAX_PARTICIPANTS_PER_MEETING participants', () => {
-  let t: TestApp;
-  let rest: RestClient;
+  const t = useTestApp({ MAX_PARTICIPANTS_PER_MEETING: String(CAP) });
+  const { rest } = t;
   let owner: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp({ MAX_PARTICIPANTS_PER_MEETING: String(CAP) });
-    rest = new RestClient(t.url);
     owner = await t.seed.user();
   });
-  afterAll(() => t.close());
 
   const add = (meetingId: string, userId: string) =>
     rest.post<WireParticipant>(

@@ -1,6 +1,5 @@
 import type { SeededUser } from '../helpers/seed';
-import { RestClient } from '../helpers/rest-client';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 import {
   aDateTime,
   aUuid,
@@ -16,18 +15,15 @@ import {
 } from './rest-fixtures';
 
 describe('POST /api/v1/meeting/create', () => {
-  let t: TestApp;
-  let rest: RestClient;
+  const t = useTestApp();
+  const { rest } = t;
   let owner: SeededUser;
   let bob: SeededUser;
   let carol: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    rest = new RestClient(t.url);
     [owner, bob, carol] = (await t.seed.users(3)) as [SeededUser, SeededUser, SeededUser];
   });
-  afterAll(() => t.close());
 
   const create = (by: SeededUser, body: unknown) =>
     rest.post<WireMeeting>('/meeting/create', { json: body }, { token: by.token });

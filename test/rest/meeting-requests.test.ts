@@ -1,7 +1,6 @@
 import { Meeting, MeetingStatus } from '../../src/modules/meeting/meeting.entity';
 import type { SeededUser } from '../helpers/seed';
-import { RestClient } from '../helpers/rest-client';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 import {
   createMeetingViaRest,
   expectAnswer,
@@ -27,8 +26,8 @@ const approved = { message: 'Meeting approved successfully' };
 const declined = { message: 'Meeting declined successfully' };
 
 describe('meeting requests and answers over REST', () => {
-  let t: TestApp;
-  let rest: RestClient;
+  const t = useTestApp();
+  const { rest } = t;
   let owner: SeededUser;
   let bob: SeededUser;
   let carol: SeededUser;
@@ -36,8 +35,6 @@ describe('meeting requests and answers over REST', () => {
   let admin: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    rest = new RestClient(t.url);
     [owner, bob, carol, stranger, admin] = (await t.seed.users(5)) as [
       SeededUser,
       SeededUser,
@@ -47,7 +44,6 @@ describe('meeting requests and answers over REST', () => {
     ];
     await t.seed.update(admin, { roles: 'admin' as never });
   });
-  afterAll(() => t.close());
 
   const requests = (user: SeededUser, query: Record<string, number | string> = {}) =>
     rest.get<WireParticipant[]>('/meeting/requests', { token: user.token, query });

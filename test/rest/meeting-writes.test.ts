@@ -1,6 +1,5 @@
 import type { SeededUser } from '../helpers/seed';
-import { RestClient } from '../helpers/rest-client';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 import { createMeetingViaRest, type WireMeeting, type WireParticipant } from './rest-fixtures';
 
 /**
@@ -9,18 +8,15 @@ import { createMeetingViaRest, type WireMeeting, type WireParticipant } from './
  * answer changes nothing.
  */
 describe('the SQL of adding participants and answering over REST', () => {
-  let t: TestApp;
-  let rest: RestClient;
+  const t = useTestApp();
+  const { rest } = t;
   let owner: SeededUser;
   let bob: SeededUser;
   let carol: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    rest = new RestClient(t.url);
     [owner, bob, carol] = (await t.seed.users(3)) as [SeededUser, SeededUser, SeededUser];
   });
-  afterAll(() => t.close());
 
   const add = (meetingId: string, userId: string) =>
     rest.post<WireParticipant>(

@@ -1,6 +1,5 @@
 import type { SeededUser } from '../helpers/seed';
-import { RestClient } from '../helpers/rest-client';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 import {
   createMeetingViaRest,
   expectAnswer,
@@ -18,8 +17,8 @@ import {
 const meetingNotFound = { errors: 'MEETING_NOT_FOUND' };
 
 describe('reading meetings and adding participants over REST', () => {
-  let t: TestApp;
-  let rest: RestClient;
+  const t = useTestApp();
+  const { rest } = t;
   let owner: SeededUser;
   let bob: SeededUser;
   let carol: SeededUser;
@@ -29,8 +28,6 @@ describe('reading meetings and adding participants over REST', () => {
   let superuser: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    rest = new RestClient(t.url);
     [owner, bob, carol, dave, stranger, admin, superuser] = (await t.seed.users(7)) as [
       SeededUser,
       SeededUser,
@@ -43,7 +40,6 @@ describe('reading meetings and adding participants over REST', () => {
     await t.seed.update(admin, { roles: 'admin' as never });
     await t.seed.update(superuser, { isSuperuser: true });
   });
-  afterAll(() => t.close());
 
   const getMeeting = (by: SeededUser, id: string) =>
     rest.get<WireMeeting>(`/meeting/${id}`, { token: by.token });

@@ -1,5 +1,4 @@
-import { RestClient } from '../helpers/rest-client';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 import { meetingBody } from './rest-fixtures';
 
 interface Operation {
@@ -21,16 +20,13 @@ const exampleOf = (operation: Operation): Record<string, string> | undefined =>
   )?.value.errors;
 
 describe('The OpenAPI 422 examples', () => {
-  let t: TestApp;
-  let rest: RestClient;
+  const t = useTestApp();
+  const { rest } = t;
   let document: Document;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    rest = new RestClient(t.url);
     document = (await (await fetch(`${t.url}/api/v1/openapi.json`)).json()) as Document;
   });
-  afterAll(() => t.close());
 
   it('name, for every route, only inputs that route has, each with its own code', () => {
     const checked: string[] = [];

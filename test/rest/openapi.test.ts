@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import type { GraphQLEnumType } from 'graphql';
 import { type OpenApiDocument, openApiPath } from '../../rest/openapi';
 import { routes } from '../../rest/routes';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 
 const DOCUMENT_ID = 'https://meetings.test/openapi.json';
 
@@ -45,7 +45,7 @@ function validatorFor(document: OpenApiDocument): Ajv2020 {
 }
 
 describe('OpenAPI document of the REST facade', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let document: OpenApiDocument;
   let ajv: Ajv2020;
   const answered = new Set<string>();
@@ -144,13 +144,11 @@ describe('OpenAPI document of the REST facade', () => {
   }
 
   beforeAll(async () => {
-    t = await startTestApp();
     const response = await fetch(api('/openapi.json'));
     expect(response.status).toBe(200);
     document = (await response.json()) as OpenApiDocument;
     ajv = validatorFor(document);
   });
-  afterAll(() => t.close());
 
   it('is an OpenAPI 3.1 document that lists every route of the table with its method and path', () => {
     expect(document).toMatchObject({

@@ -1,5 +1,4 @@
-import { RestClient } from '../helpers/rest-client';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 import {
   expectAnswer,
   keysOf,
@@ -30,14 +29,8 @@ function emailOfLength(length: number, tag: string): string {
 }
 
 describe('POST /api/v1/auth/register', () => {
-  let t: TestApp;
-  let rest: RestClient;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-    rest = new RestClient(t.url);
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
+  const { rest } = t;
 
   it('registers a form-encoded user and answers 201 with the whole public record and its defaults', async () => {
     const { response } = await registerViaRest(rest, {

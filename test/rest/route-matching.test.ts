@@ -1,5 +1,4 @@
-import { RestClient } from '../helpers/rest-client';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 import { type RestUser, signUpViaRest } from './rest-fixtures';
 
 /**
@@ -7,18 +6,12 @@ import { type RestUser, signUpViaRest } from './rest-fixtures';
  * Express's router did: these are the answers the router gave, pinned.
  */
 describe('REST route matching', () => {
-  let t: TestApp;
-  let rest: RestClient;
+  const t = useTestApp();
+  const { rest } = t;
   let viewer: RestUser;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    rest = new RestClient(t.url);
     viewer = await signUpViaRest(rest, { name: 'Route Matcher', account: 'route.matcher' });
-  });
-
-  afterAll(async () => {
-    await t.close();
   });
 
   const raw = (method: string, path: string, token = viewer.token) =>

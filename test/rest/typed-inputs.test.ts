@@ -1,6 +1,5 @@
 import type { SeededUser } from '../helpers/seed';
-import { RestClient } from '../helpers/rest-client';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 import { inHours } from './rest-fixtures';
 
 /** A value sent for a typed field, and the contract's code the REST face answers for it. */
@@ -11,17 +10,14 @@ type Case = [string, unknown, string];
  * same 422 code as when these fields were text checked by validators.
  */
 describe('typed inputs keep the REST validation codes', () => {
-  let t: TestApp;
-  let rest: RestClient;
+  const t = useTestApp();
+  const { rest } = t;
   let owner: SeededUser;
   let guest: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    rest = new RestClient(t.url);
     [owner, guest] = (await t.seed.users(2)) as [SeededUser, SeededUser];
   });
-  afterAll(() => t.close());
 
   const create = (meeting: Record<string, unknown>, participant: Record<string, unknown>) =>
     rest.post(

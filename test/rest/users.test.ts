@@ -1,7 +1,6 @@
 import { User } from '../../src/modules/user/user.entity';
 import type { SeededUser } from '../helpers/seed';
-import { RestClient } from '../helpers/rest-client';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 import {
   expectAnswer,
   inBatches,
@@ -24,8 +23,8 @@ const byNameThenId = (a: WireUser, b: WireUser): number =>
   a.name === b.name ? (a.id < b.id ? -1 : 1) : a.name < b.name ? -1 : 1;
 
 describe('users over REST', () => {
-  let t: TestApp;
-  let rest: RestClient;
+  const t = useTestApp();
+  const { rest } = t;
   let viewer: RestUser;
   /** 23 active "Quokka" users; names chosen so that every collation orders them alike. */
   let quokkas: SeededUser[];
@@ -33,8 +32,6 @@ describe('users over REST', () => {
   let deleted: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    rest = new RestClient(t.url);
     viewer = await signUpViaRest(rest, { name: 'Viewer of Users', account: 'user.viewer' });
     const names = [
       ...Array.from({ length: 20 }, (_, i) => `Quokka ${String.fromCharCode(65 + i)} Person`),
@@ -50,7 +47,6 @@ describe('users over REST', () => {
     await t.seed.update(inactive, { isActive: false });
     await t.seed.update(deleted, { deletedAt: '2026-01-01' });
   });
-  afterAll(() => t.close());
 
   const search = (query: Record<string, string | number | Array<string | number>>) =>
     rest.get<UserPage>('/user/search', { token: viewer.token, query });

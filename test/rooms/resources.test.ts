@@ -1,5 +1,5 @@
 import type { SeededUser } from '../helpers/seed';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 import { type Room, ROOM_FIELDS, Rooms } from './rooms-fixtures';
 
 const LIST = `query ($filter: ResourceFilterInput, $first: Int, $after: String) {
@@ -28,16 +28,14 @@ interface Listed {
 }
 
 describe('rooms and other resources', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let rooms: Rooms;
   let ada: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp();
     rooms = await Rooms.of(t);
     ada = await t.seed.user();
   });
-  afterAll(() => t.close());
 
   const list = async (user: SeededUser, variables: Record<string, unknown>) =>
     (await t.gql.data<{ resources: Listed }>(LIST, variables, user.token)).resources;

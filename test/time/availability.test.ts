@@ -1,5 +1,5 @@
 import type { SeededUser } from '../helpers/seed';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 
 interface Range {
   start: string;
@@ -51,7 +51,7 @@ const busyRange = (start: string, end: string, kind = 'BUSY'): KindRange => ({
 });
 
 describe('free/busy, conflicts and suggested times', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let alice: SeededUser;
   let bob: SeededUser;
   let carol: SeededUser;
@@ -80,7 +80,6 @@ describe('free/busy, conflicts and suggested times', () => {
     t.gql.request<{ suggestMeetingTimes: Suggestion[] }>(SUGGEST, { input }, caller.token);
 
   beforeAll(async () => {
-    t = await startTestApp();
     [alice, bob, carol, dave, erin] = (await t.seed.users(5)) as [
       SeededUser,
       SeededUser,
@@ -121,7 +120,6 @@ describe('free/busy, conflicts and suggested times', () => {
     await t.gql.data(SHARE, { share: false }, dave.token);
     await meeting(dave, { startTime: at('07T12:00') }, [{ userId: erin.id }]);
   });
-  afterAll(() => t.close());
 
   describe('freeBusy', () => {
     it('merges overlaps and expands series, leaving cancelled occurrences out', async () => {

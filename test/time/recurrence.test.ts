@@ -1,5 +1,5 @@
 import type { SeededUser } from '../helpers/seed';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 
 /** A meeting as these tests read it. */
 interface TimedMeeting {
@@ -39,15 +39,13 @@ const RESCHEDULE = `mutation ($input: RescheduleMeetingInput!) {
 const starts = (list: ShownOccurrence[]) => list.map((occurrence) => occurrence.startTime);
 
 describe('meeting time: duration, zones, recurrence and single occurrences', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let owner: SeededUser;
   let guest: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp();
     [owner, guest] = (await t.seed.users(2)) as [SeededUser, SeededUser];
   });
-  afterAll(() => t.close());
 
   const create = (meeting: Record<string, unknown>, token = owner.token) =>
     t.gql.request<{ createMeeting: { meeting: TimedMeeting } }>(

@@ -1,24 +1,20 @@
-import { RestClient } from '../helpers/rest-client';
 import { MEETING_PUBLIC_KEYS } from '../rest/rest-fixtures';
 import type { SeededUser } from '../helpers/seed';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 
 const READ = `query ($id: UUID!) {
   meeting(meetingId: $id) { durationMinutes timeZone endTime description recurrence startTime }
 }`;
 
 describe('the REST face keeps its wire while meetings gain time', () => {
-  let t: TestApp;
-  let rest: RestClient;
+  const t = useTestApp();
+  const { rest } = t;
   let owner: SeededUser;
   let guest: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    rest = new RestClient(t.url);
     [owner, guest] = (await t.seed.users(2)) as [SeededUser, SeededUser];
   });
-  afterAll(() => t.close());
 
   it('makes a meeting of 60 minutes in UTC, whatever time fields the body carries', async () => {
     const created = await rest.post<Record<string, unknown>>(

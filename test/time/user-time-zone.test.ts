@@ -1,7 +1,6 @@
-import { RestClient } from '../helpers/rest-client';
 import { USER_PUBLIC_KEYS } from '../rest/rest-fixtures';
 import type { SeededUser } from '../helpers/seed';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/use-test-app';
 
 const SET_ZONE = `mutation ($zone: String) {
   updateProfile(input: { timeZone: $zone }) { user { timeZone } }
@@ -9,17 +8,14 @@ const SET_ZONE = `mutation ($zone: String) {
 const ZONE_OF = `query ($id: ID!) { node(id: $id) { ... on User { timeZone } } }`;
 
 describe("a user's time zone", () => {
-  let t: TestApp;
-  let rest: RestClient;
+  const t = useTestApp();
+  const { rest } = t;
   let user: SeededUser;
   let other: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    rest = new RestClient(t.url);
     [user, other] = (await t.seed.users(2)) as [SeededUser, SeededUser];
   });
-  afterAll(() => t.close());
 
   const zoneOf = async (who: SeededUser): Promise<string> => {
     const data = await t.gql.data<{ me: { timeZone: string } }>(

@@ -149,7 +149,13 @@ export class MeetingInput {
  * input (UpdateMeetingInput), the writes of create and update, and the store's types derive
  * from it; a new settable field is a column on Meeting, a field on MeetingInput and a line here.
  */
-export const STORED_AS = {
+/** How each field a caller sets is stored: one function a field, from its input to its column. */
+type StoredAs = {
+  // Its resources are bookings beside the meeting, not a column of it.
+  [K in Exclude<keyof MeetingInput, 'resourceIds'>]: (value: MeetingInput[K]) => Meeting[K];
+};
+
+export const STORED_AS: StoredAs = {
   title: (title: string) => title.trim(),
   type: (type: MeetingType | null | undefined) => type ?? MeetingType.ALL_HANDS,
   startTime: (start: Date) => start,
@@ -165,13 +171,10 @@ export const STORED_AS = {
   recurrence: (rule: string | null | undefined) => (rule && normalRecurrence(rule)) || null,
   reminderMinutes: (minutes: number[] | null | undefined) =>
     minutes ? [...minutes].sort((a, b) => a - b) : [...REMINDERS.default],
-} satisfies {
-  // Its resources are bookings beside the meeting, not a column of it.
-  [K in Exclude<keyof MeetingInput, 'resourceIds'>]-?: (value: MeetingInput[K]) => Meeting[K];
 };
 
 /** The fields a caller sets on a meeting. */
-export type SettableField = keyof typeof STORED_AS;
+export type SettableField = keyof StoredAs;
 
 const SETTABLE_FIELDS = Object.keys(STORED_AS) as SettableField[];
 
@@ -195,9 +198,8 @@ export type EditableField = (typeof EDITABLE_FIELDS)[number];
 
 /** One field's value as it is stored. */
 function stored<K extends SettableField>(field: K, value: MeetingInput[K]): Meeting[K] {
-  // `satisfies` above checks each function against its field; TypeScript cannot carry that
-  // check through an index by a generic key.
-  const store = STORED_AS[field] as unknown as (given: MeetingInput[K]) => Meeting[K];
+  // A mapped type indexed by its own key type: TypeScript reads the field's function from it.
+  const store: (given: MeetingInput[K]) => Meeting[K] = STORED_AS[field];
   return store(value);
 }
 

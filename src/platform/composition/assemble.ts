@@ -61,7 +61,8 @@ export function storesOf<S>(modules: readonly ModuleDescriptor[]): (em: EntityMa
       ]),
     ),
   );
-  // The getters defined above give the instance the stores' names (StoreSet<S>).
+  // Kept escape: the getters defined above, at run time from the modules' lists, give the
+  // instance the stores' names (StoreSet<S>); no class type can be written from a runtime list.
   const create = (em: EntityManager): S => new StoresOver(em) as unknown as S;
   return create;
 }
@@ -110,7 +111,8 @@ export function servicesOf<D, S, L, V>(
       ]),
     ),
   );
-  // The getters defined above give the instance the services' names (V).
+  // Kept escape: the getters defined above, at run time from the modules' lists, give the
+  // instance the services' names (V); no class type can be written from a runtime list.
   return (deps, limit, stores, loaders) =>
     new RequestServices(deps, limit, stores, loaders) as unknown as V;
 }

@@ -1,6 +1,7 @@
 import type { ApolloServer, BaseContext, HTTPGraphQLRequest } from '@apollo/server';
 import { HeaderMap } from '@apollo/server';
 import type { Request, RequestHandler, Response } from 'express';
+import { holdsKey, sendKept } from '../http/idempotency';
 import { nameRoute } from '../observability/request-tracking';
 
 /** What a GET of the endpoint may name an operation with (GraphQL over HTTP, APQ, documentId). */
@@ -93,8 +94,18 @@ export function apolloHandler<Context extends BaseContext>(
     }
     res.statusCode = response.status ?? 200;
     if (response.body.kind === 'complete') {
-      res.setHeader('content-length', Buffer.byteLength(response.body.string));
-      res.end(response.body.string);
+      const { string } = response.body;
+      res.setHeader('content-length', Buffer.byteLength(string));
+      sendKept(res, string, () => res.end(string));
+      return;
+    }
+    if (holdsKey(res)) {
+      // A keyed answer is kept whole before any of it is sent.
+      let whole = '';
+      for await (const chunk of response.body.asyncIterator) {
+        whole += chunk;
+      }
+      sendKept(res, whole, () => res.end(whole));
       return;
     }
     // Incremental delivery (@defer): each part as it comes, through compression's flush.

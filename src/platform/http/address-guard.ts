@@ -70,7 +70,7 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
       }
       // Node asks for every address when it races IPv4 and IPv6 (autoSelectFamily).
       if (options.all) {
-        (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, found);
+        callback(null, found);
         return;
       }
       callback(null, first.address, first.family);

@@ -13,6 +13,7 @@ import {
   ValidationFailedError,
 } from '../shared/errors';
 import { logUnavailable } from '../observability/unavailable-log';
+import { sendJson } from './json-answer';
 
 /** How failures are answered: the contract's bodies, or RFC 6749 §5.2 (the token endpoint). */
 export type ErrorStyle = 'contract' | 'oauth';
@@ -200,7 +201,8 @@ export function sendHttpError(
   } else if (log === 'error') {
     logger?.error({ err: error }, 'unexpected error');
   }
-  res.status(status).set(headers).json(body);
+  res.set(headers);
+  sendJson(res, status, body);
 }
 
 /** Unknown routes. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { currentRequest } from '../observability/request-tracking';
@@ -106,48 +106,31 @@ function replay(res: Response, answer: KeptAnswer): void {
   res.end(answer.body);
 }
 
-type End = (chunk?: unknown, encoding?: unknown, callback?: unknown) => Response;
-type Write = (chunk: unknown, encoding?: unknown, callback?: unknown) => boolean;
+/** Keeps a held request's answer (or lets its key go); the answer is sent once it has run. */
+type Keeper = (status: number, body: Buffer) => Promise<void>;
+
+// The responses of requests running under a claimed key: the link between the key and the face
+// (REST router, GraphQL handler, error answers) that builds the answer and sends it.
+const held = new WeakMap<ServerResponse, Keeper>();
+
+/** Whether the request holds a claimed key, whose answer is sent whole through sendKept. */
+export const holdsKey = (res: ServerResponse): boolean => held.has(res);
 
 /**
- * Holds back the answer until `settle` has run: its bytes are collected from `write`/`end` (as
- * Express's `send` and Apollo's streaming both end in them, before compression), so it is kept
- * before the client can see it and retry.
+ * Sends a finished answer (its status and headers set, `body` the bytes `send` writes): at once,
+ * or for a request holding a key once the answer is kept (or the key let go), before the client
+ * can see it and retry. Every face that answers a keyed request sends through here.
  */
-function holdAnswer(res: Response, settle: (status: number, body: Buffer) => Promise<void>): void {
-  const chunks: Buffer[] = [];
-  const write = res.write as unknown as Write;
-  const end = res.end as unknown as End;
-  const collect = (chunk: unknown, encoding: unknown): void => {
-    if (typeof chunk === 'string') {
-      chunks.push(
-        Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'),
-      );
-    } else if (chunk instanceof Uint8Array) {
-      chunks.push(Buffer.from(chunk));
-    }
-  };
-  const held: Write = (chunk, encoding, callback) => {
-    collect(chunk, encoding);
-    const done = typeof encoding === 'function' ? encoding : callback;
-    if (typeof done === 'function') {
-      process.nextTick(done as () => void);
-    }
-    return true;
-  };
-  const ended: End = (chunk, encoding, callback) => {
-    const done = [chunk, encoding, callback].find((arg) => typeof arg === 'function');
-    collect(chunk, encoding);
-    res.write = write as unknown as Response['write'];
-    res.end = end as unknown as Response['end'];
-    const body = Buffer.concat(chunks);
-    void settle(res.statusCode, body)
-      .catch(() => undefined)
-      .then(() => (done ? end.call(res, body, done) : end.call(res, body)));
-    return res;
-  };
-  res.write = held as unknown as Response['write'];
-  res.end = ended as unknown as Response['end'];
+export function sendKept(res: ServerResponse, body: string | Buffer, send: () => void): void {
+  const keep = held.get(res);
+  if (!keep) {
+    send();
+    return;
+  }
+  held.delete(res);
+  void keep(res.statusCode, typeof body === 'string' ? Buffer.from(body) : body)
+    .catch(() => undefined)
+    .then(send);
 }
 
 /** The answer's own headers, to keep. */
@@ -216,7 +199,7 @@ export class Idempotency {
     if (scope) {
       scope.journal = claim;
     }
-    holdAnswer(res, async (status, body) => {
+    held.set(res, async (status, body) => {
       if (scope) {
         scope.journal = undefined;
         scope.deadline = Math.max(scope.deadline, performance.now() + KEEP_BUDGET_MS);

@@ -1,6 +1,6 @@
-import type { IncomingMessage } from 'node:http';
+import { type IncomingMessage, ServerResponse } from 'node:http';
 import cors from 'cors';
-import type { Request, RequestHandler, Response } from 'express';
+import type { RequestHandler } from 'express';
 import helmet from 'helmet';
 import { LRUCache } from 'lru-cache';
 
@@ -20,27 +20,39 @@ const sameHostSockets = (req: IncomingMessage): string => {
 /** The header writes of a middleware that only sets and removes headers, in order. */
 type HeaderWrites = ReadonlyArray<readonly [name: string, value: string | string[] | null]>;
 
+/** A Node middleware, as helmet's are typed. */
+type NodeMiddleware = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: (error?: unknown) => void,
+) => void;
+
+/** A response never sent: it records the header writes made on it, in order. */
+class HeaderRecorder extends ServerResponse {
+  readonly writes: Array<readonly [string, string | string[] | null]> = [];
+
+  override setHeader(name: string, value: string | number | readonly string[]): this {
+    const text = typeof value === 'number' ? String(value) : value;
+    this.writes.push([name, typeof text === 'string' ? text : [...text]]);
+    return this;
+  }
+
+  override removeHeader(name: string): void {
+    this.writes.push([name, null]);
+  }
+}
+
 /**
  * What `middleware` writes for `req`, recorded on a stand-in response, or null when it did not
  * go on at once and cleanly (then it runs on the real response).
  */
-function recordHeaderWrites(middleware: RequestHandler, req: Request): HeaderWrites | null {
-  const writes: Array<readonly [string, string | string[] | null]> = [];
-  const recorder = {
-    setHeader(name: string, value: string | number | readonly string[]) {
-      const text = typeof value === 'number' ? String(value) : value;
-      writes.push([name, typeof text === 'string' ? text : [...text]]);
-      return recorder;
-    },
-    removeHeader(name: string) {
-      writes.push([name, null]);
-    },
-  };
+function recordHeaderWrites(middleware: NodeMiddleware, req: IncomingMessage): HeaderWrites | null {
+  const recorder = new HeaderRecorder(req);
   let clean = false;
-  middleware(req, recorder as unknown as Response, (error?: unknown) => {
+  middleware(req, recorder, (error?: unknown) => {
     clean = error === undefined;
   });
-  return clean ? writes : null;
+  return clean ? recorder.writes : null;
 }
 
 /** How many Host values keep their recorded headers (a client chooses its Host). */

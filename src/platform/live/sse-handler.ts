@@ -57,6 +57,9 @@ export function sseHandler<N extends LoggedChange>(
       // Our context is an object; graphql-sse's type for it only lists what it may be.
       return prepared as OperationArgs<OperationContext>;
     },
+    // Kept escape: graphql-sse types a result's errors as GraphQLError objects, though it only
+    // serializes them; the formatted errors (GraphQLFormattedError) are what goes out, and a
+    // GraphQLError cannot be rebuilt from one with the same locations.
     onNext: (_ctx, _req, result) =>
       result.errors
         ? ({ ...result, errors: operations.format(result.errors) } as unknown as ExecutionResult)

@@ -1,6 +1,6 @@
 import { createPostgreSqlTypeParsers } from '@mikro-orm/postgresql';
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
-import { Pool, type PoolClient, TypeOverrides, types } from 'pg';
+import { Pool, type PoolClient, type Submittable, TypeOverrides, types } from 'pg';
 import type { PoolState } from '../observability/metrics';
 import type {
   ArrayResult,
@@ -56,6 +56,11 @@ const TRANSACTION_CONTROL = /^\s*(begin|start transaction|commit|rollback)\b/i;
 const BROKEN_GRACE_MS = 5_000;
 
 const settled = (): void => undefined;
+
+/** Kysely types a cursor by what it reads of it; pg runs it as what it is, a Submittable. */
+function isSubmittable<R>(cursor: PostgresCursor<R>): cursor is PostgresCursor<R> & Submittable {
+  return 'submit' in cursor && typeof cursor.submit === 'function';
+}
 
 /**
  * pg-pool's answer to a wait in its queue that outlived connectionTimeoutMillis: the pool was
@@ -136,10 +141,16 @@ export class PooledConnection implements PostgresPoolClient, StatementConnection
     parameters?: ReadonlyArray<unknown>,
   ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
     if (typeof statement !== 'string') {
-      return this.client.query(statement as never) as unknown as PostgresCursor<R>;
+      if (!isSubmittable(statement)) {
+        throw new TypeError('a cursor that pg cannot submit (not a pg-cursor)');
+      }
+      return this.client.query(statement);
     }
     const running = this.bounded(
       statement,
+      // Kept escape: pg types a result's command as any string and its rowCount as nullable;
+      // Kysely's type lists five commands and a number, yet gets a BEGIN's result too (it reads
+      // rowCount only for the commands it lists). No real type says both.
       () =>
         this.client.query(statement, parameters ? [...parameters] : []) as unknown as Promise<
           PostgresQueryResult<R>

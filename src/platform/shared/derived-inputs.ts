@@ -73,10 +73,11 @@ function copyFields<K extends string>(
 export function PickInput<S extends object, K extends keyof S & string, B extends object = object>(
   source: InputClass<S>,
   keys: readonly K[],
-  { base = Object as unknown as InputClass<B>, descriptions }: Derivation<B, K> = {},
+  { base, descriptions }: Derivation<B, K> = {},
 ): InputClass<B & Pick<S, K>> {
+  const parent: InputClass<object> = base ?? Object;
   @InputType()
-  class Picked extends (base as InputClass<object>) {}
+  class Picked extends parent {}
   copyFields(source, Picked, keys, false, descriptions);
   return Picked as InputClass<B & Pick<S, K>>;
 }
@@ -89,10 +90,11 @@ export function PartialInput<
 >(
   source: InputClass<S>,
   keys: readonly K[],
-  { base = Object as unknown as InputClass<B>, descriptions }: Derivation<B, K> = {},
+  { base, descriptions }: Derivation<B, K> = {},
 ): InputClass<B & Partial<Pick<S, K>>> {
+  const parent: InputClass<object> = base ?? Object;
   @InputType()
-  class Optional extends (base as InputClass<object>) {}
+  class Optional extends parent {}
   copyFields(source, Optional, keys, true, descriptions);
   return Optional as InputClass<B & Partial<Pick<S, K>>>;
 }

@@ -1,5 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { Socket } from 'node:net';
 import type { PostgresBinaries } from './binaries';
 
 /** Server settings: durable, small, reachable only from this machine. */
@@ -97,7 +98,10 @@ export function spawnServer(
     });
     // Neither the shell nor its pipe keeps our event loop alive; stop() ends them.
     child.unref();
-    (child.stdin as unknown as { unref(): void }).unref();
+    // A piped stdin is a socket (typed as a plain Writable).
+    if (child.stdin instanceof Socket) {
+      child.stdin.unref();
+    }
     return child;
   } finally {
     closeSync(log);
