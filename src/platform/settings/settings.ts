@@ -126,14 +126,14 @@ export function assembleSettings<const G extends AnySettings>(groups: readonly G
       shape[name] = schema;
     }
   }
-  // The functions of a group take what the whole schema gives (its variables are among them).
+  // A group's functions are given what the whole schema gives: its own variables and those it
+  // reads are among them (checked above).
   type Parsed = Record<string, unknown>;
-  type Of<F> = F extends (env: never, ...rest: infer A) => infer R
-    ? (env: Parsed, ...rest: A) => R
-    : never;
+  type Check = (env: Parsed, problem: (variable: string, message: string) => void) => void;
+  type Slice = (env: Parsed) => object;
   const schema = z.object(shape).superRefine((env, ctx) => {
     for (const group of groups) {
-      (group.check as Of<AnySettings['check']> | null)?.(env, (variable, message) => {
+      (group.check as Check | null)?.(env, (variable, message) => {
         ctx.addIssue({ code: 'custom', path: [variable], message });
       });
     }
@@ -148,9 +148,7 @@ export function assembleSettings<const G extends AnySettings>(groups: readonly G
           parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
         );
       }
-      const slices = groups.map((group) =>
-        (group.configOf as Of<AnySettings['configOf']>)(parsed.data),
-      );
+      const slices = groups.map((group) => (group.configOf as Slice)(parsed.data));
       return Object.assign({}, ...slices) as ConfigOf<G>;
     },
   };
