@@ -2,7 +2,8 @@
 //   app (src/*.ts, src/db/)  →  rest/  →  src/modules/  →  src/platform/
 // A value import may only point down (or within its own layer); a type-only import may also
 // name a type of a layer above (the operation Context, the Config shape), since it leaves no
-// trace at run time. A module uses another module only where that one is its foundation (below),
+// trace at run time, except from the platform, which imports nothing above it, not even a type:
+// what it needs (the settings' slices it reads among them) is declared in it. A module uses another module only where that one is its foundation (below),
 // and only through its face (its index.ts); never the registry (src/modules/index.ts), which
 // imports every module, not even for a type. No file reaches itself, through any import.
 const APP = '^src/[^/]+\\.ts$|^src/db/';
@@ -28,24 +29,25 @@ const MODULE_FOUNDATIONS = {
 /** Which platform folders each platform folder may import from. */
 const PLATFORM_FOUNDATIONS = {
   shared: [],
-  observability: ['shared'],
+  settings: [],
+  observability: ['shared', 'settings'],
   sql: ['shared', 'observability'],
-  postgres: ['shared', 'observability', 'sql'],
+  postgres: ['shared', 'observability', 'sql', 'settings'],
   redis: ['shared', 'observability'],
-  auth: ['shared', 'observability'],
-  http: ['shared', 'observability'],
-  graphql: ['shared', 'observability', 'sql', 'auth', 'http'],
-  live: ['shared', 'observability', 'sql', 'auth', 'graphql'],
+  auth: ['shared', 'observability', 'settings'],
+  http: ['shared', 'observability', 'settings'],
+  graphql: ['shared', 'observability', 'sql', 'auth', 'http', 'settings'],
+  live: ['shared', 'observability', 'sql', 'auth', 'graphql', 'settings'],
   jobs: ['shared', 'observability', 'sql'],
   composition: ['shared', 'observability', 'sql'],
 };
 
-const up = (name, from, to, comment) => ({
+const up = (name, from, to, comment, { typesToo = false } = {}) => ({
   name,
   comment,
   severity: 'error',
   from: { path: from },
-  to: { path: to, dependencyTypesNot: ['type-only'] },
+  to: { path: to, ...(!typesToo && { dependencyTypesNot: ['type-only'] }) },
 });
 
 /**
@@ -83,7 +85,8 @@ module.exports = {
       'platform-imports-above',
       PLATFORM,
       `${MODULES}|${REST}|${APP}`,
-      'The platform never imports a module, the REST face or the app.',
+      'The platform never imports a module, the REST face or the app, not even a type.',
+      { typesToo: true },
     ),
     up(
       'module-imports-above',

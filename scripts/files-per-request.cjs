@@ -19,7 +19,7 @@ process.env.JWT_SECRET ??= 'files-per-request-secret-0123456789abcdef';
 
 async function main() {
   require('reflect-metadata');
-  const { loadConfig } = require(`${dist}/src/config.js`);
+  const { loadConfig } = require(`${dist}/src/app-config.js`);
   const { createApp } = require(`${dist}/src/app.js`);
   const app = await createApp({
     config: loadConfig(),

@@ -28,7 +28,7 @@ import { dueJobs } from './platform/jobs/queue-health';
 import { requestTracking } from './platform/observability/request-tracking';
 import { REST_PREFIX } from '../rest/router';
 import type { AppCore } from './app-core';
-import type { Config } from './config';
+import type { Config } from './app-config';
 import { createContext } from './context';
 import { HOME_PATH, homePage } from './home';
 

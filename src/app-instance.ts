@@ -4,7 +4,7 @@ import { listenForMetrics } from './platform/observability/metrics-server';
 import type { AppInstance } from './app-options';
 import type { AppCore } from './app-core';
 import type { HttpFrame } from './app-http';
-import type { Config } from './config';
+import type { Config } from './app-config';
 
 /** What the app stops, in order, when it closes. */
 export interface Running {

@@ -10,7 +10,7 @@ import { SSE_PATH } from './platform/live/sse-handler';
 import { withoutDeadline } from './platform/observability/request-tracking';
 import type { AppCore } from './app-core';
 import type { HttpFrame } from './app-http';
-import type { Config } from './config';
+import type { Config } from './app-config';
 import { authenticateCaller, createContext, liveEvents, type Notice } from './context';
 
 /** How often the change log is pruned of changes past CHANGE_LOG_RETENTION. */

@@ -6,7 +6,7 @@ import type { RequestInfo } from './platform/auth/tokens';
 import type { ModuleRoute, ModuleWorker, WantsOf } from './platform/composition/module';
 import type { EventHub } from './platform/live/event-hub';
 import type { Metrics } from './platform/observability/metrics';
-import type { Config } from './config';
+import type { Config } from './app-config';
 import {
   type AppDependencies,
   type AppSetup,

@@ -6,7 +6,7 @@ import type { PasswordHashCost } from './platform/auth/password';
 import type { Metrics } from './platform/observability/metrics';
 import type { QueryCounter } from './platform/observability/request-tracking';
 import type { Database } from './platform/postgres/orm';
-import type { Config } from './config';
+import type { Config } from './app-config';
 import type { AppDependencies } from './context';
 
 export interface CreateAppOptions {

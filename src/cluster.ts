@@ -2,7 +2,8 @@ import './runtime-start';
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { exitOnHelp, exitOnStartFailure, usage } from './command-line';
-import { type Config, ConfigError, type DatabaseConfig, loadConfig } from './config';
+import { type Config, loadConfig } from './app-config';
+import { ConfigError, type DatabaseConfig } from './config';
 import type { EmbeddedServer } from './platform/postgres/embedded/embedded-server';
 import {
   EMBEDDED_FAILED_EXIT_CODE,
@@ -12,7 +13,7 @@ import { databaseServer, openDatabase, sessionTarget } from './platform/postgres
 import { assertPortFree } from './platform/http/port-check';
 import { createLogger } from './platform/observability/logger';
 import { clusterMetricsHandler } from './platform/observability/cluster-metrics';
-import { CLUSTER_METRICS_PORT } from './platform/observability/metrics';
+import { CLUSTER_METRICS_PORT } from './platform/observability/observability.settings';
 import { listenForMetrics } from './platform/observability/metrics-server';
 import { dataModel } from './data-model';
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { CONFIG_VARIABLES } from './config';
+import { CONFIG_VARIABLES } from './app-config';
 import { EXIT_USAGE, StartupError } from './platform/shared/startup-error';
 
 /** A command's usage: what it does, then the variables that configure it, wrapped for a terminal. */
@@ -14,7 +14,7 @@ export function usage(command: string, summary: string): string {
     line += ` ${name}`;
   }
   lines.push(line);
-  return `Usage: ${command}\n\n${summary}\n\nConfigured by environment variables (docs/operations.md explains each):\n${lines.join('\n')}\n`;
+  return `Usage: ${command}\n\n${summary}\n\nConfigured by environment variables (docs/configuration.md explains each):\n${lines.join('\n')}\n`;
 }
 
 /**

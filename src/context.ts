@@ -26,7 +26,7 @@ import { ChangeLogStore } from './platform/live/change-log';
 import { currentRequest } from './platform/observability/request-tracking';
 import { BaseEntity } from './platform/shared/base.entity';
 import type { SecretBox } from './platform/auth/secret-box';
-import type { Config } from './config';
+import type { Config } from './app-config';
 import { modules } from './modules';
 import { HEARTBEATS_TABLE } from './platform/sql/heartbeats';
 import { READ_POSITIONS_TABLE } from './platform/postgres/replicas/write-positions';

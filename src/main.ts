@@ -7,7 +7,8 @@ import cluster from 'node:cluster';
 import { type AppInstance, createApp } from './app';
 import { exitOnHelp, exitOnStartFailure, usage } from './command-line';
 import { assertPortFree } from './platform/http/port-check';
-import { ConfigError, loadConfig } from './config';
+import { loadConfig } from './app-config';
+import { ConfigError } from './config';
 import {
   EMBEDDED_FAILED_EXIT_CODE,
   reportEmbeddedHealth,

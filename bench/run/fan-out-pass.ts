@@ -39,7 +39,7 @@ import { KEYS, startService, TOKENS } from './targets';
  * must resume without loss. Measured: delivery latency, the service's CPU per event delivered.
  */
 
-/** The service's SUBSCRIPTION_QUEUE_SIZE: its default (src/config.ts). */
+/** The service's SUBSCRIPTION_QUEUE_SIZE: its default (src/platform/live/live.settings.ts). */
 const QUEUE_SIZE = 'default (100)';
 
 /** The round's subscribers, split half and half over the two transports within each group. */

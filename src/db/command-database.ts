@@ -1,4 +1,4 @@
-import { loadConfig } from '../config';
+import { loadConfig } from '../app-config';
 import { dataModel } from '../data-model';
 import { type Database, openDatabase, sessionTarget } from '../platform/postgres/orm';
 

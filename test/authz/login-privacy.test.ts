@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { type AppInstance, createApp } from '../../src/app';
 import { DEFAULT_HASH_COST } from '../../src/platform/auth/password';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/app-config';
 import { GraphQLClient } from '../helpers/graphql-client';
 import { RestClient, type RestBody, type RestResponse } from '../helpers/rest-client';
 import { type SeededUser, Seed } from '../helpers/seed';

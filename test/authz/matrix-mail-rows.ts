@@ -1,4 +1,4 @@
-import { DEFAULT_JWT_SECRET } from '../../src/config';
+import { DEFAULT_JWT_SECRET } from '../../src/platform/auth/auth.settings';
 import { LinkTokens } from '../../src/platform/auth/link-tokens';
 import { User } from '../../src/modules/user/user.entity';
 import type { SeededUser } from '../helpers/seed';

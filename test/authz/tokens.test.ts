@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { base64url, exportJWK, generateKeyPair, type JWK, type KeyLike, SignJWT } from 'jose';
 import { loadSigningKey, type SigningKey } from '../../src/platform/auth/keys';
-import { DEFAULT_JWT_SECRET } from '../../src/config';
+import { DEFAULT_JWT_SECRET } from '../../src/platform/auth/auth.settings';
 import type { SeededUser } from '../helpers/seed';
 import type { TestApp } from '../helpers/test-app';
 import {

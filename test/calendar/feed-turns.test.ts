@@ -1,4 +1,4 @@
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/app-config';
 import { FEED_BUILDS_AT_ONCE } from '../../src/modules/calendar/calendar.routes';
 import type { Turns } from '../../src/platform/shared/turns';
 import type { SeededUser } from '../helpers/seed';

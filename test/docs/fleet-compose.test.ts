@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { CONFIG_VARIABLES } from '../../src/config';
+import { CONFIG_VARIABLES } from '../../src/app-config';
 import { HEALTH_PATH } from '../../src/platform/http/health.routes';
 
 /**

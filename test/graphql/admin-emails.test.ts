@@ -1,4 +1,4 @@
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/app-config';
 import type { SeededUser } from '../helpers/seed';
 import { useTestApp } from '../helpers/use-test-app';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { loadSigningKey, type SigningKey } from '../../src/platform/auth/keys';
 import { TokenService } from '../../src/platform/auth/tokens';
-import { DEFAULT_JWT_SECRET } from '../../src/config';
+import { DEFAULT_JWT_SECRET } from '../../src/platform/auth/auth.settings';
 import type { SeededUser } from '../helpers/seed';
 import { useTestApp } from '../helpers/use-test-app';
 

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { type AppInstance, createApp } from '../../src/app';
-import { type Config, type DatabaseConfig, loadConfig } from '../../src/config';
+import { type Config, loadConfig } from '../../src/app-config';
+import type { DatabaseConfig } from '../../src/config';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { GraphQLClient } from './graphql-client';
 import { Seed } from './seed';

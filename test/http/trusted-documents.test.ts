@@ -10,7 +10,7 @@ import { useLiveClients, waitForSubscriptions } from '../helpers/live-client';
 import { RestClient } from '../helpers/rest-client';
 import { EventStreamClient } from '../helpers/sse-client';
 import { startTestApp, type TestApp } from '../helpers/test-app';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/app-config';
 import { capturedLogger } from '../observability/log-capture';
 import {
   aUuid,

@@ -1,5 +1,6 @@
 import { networkInterfaces } from 'node:os';
-import { ConfigError, loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/app-config';
+import { ConfigError } from '../../src/config';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 /**

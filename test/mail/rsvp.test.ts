@@ -1,4 +1,4 @@
-import { DEFAULT_JWT_SECRET } from '../../src/config';
+import { DEFAULT_JWT_SECRET } from '../../src/platform/auth/auth.settings';
 import { LinkTokens } from '../../src/platform/auth/link-tokens';
 import { CalendarClient } from '../calendar/calendar-client';
 import { waitForSettledChanges } from '../helpers/live-client';

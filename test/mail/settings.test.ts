@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import pino from 'pino';
 import { Writable } from 'node:stream';
-import { ConfigError, loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/app-config';
+import { ConfigError } from '../../src/config';
 import { startTestApp } from '../helpers/test-app';
 
 /*

@@ -1,4 +1,4 @@
-import { DEFAULT_JWT_SECRET } from '../../src/config';
+import { DEFAULT_JWT_SECRET } from '../../src/platform/auth/auth.settings';
 import { LinkTokens } from '../../src/platform/auth/link-tokens';
 import { RestClient } from '../helpers/rest-client';
 import type { SeededUser } from '../helpers/seed';

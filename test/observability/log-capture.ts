@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import type { Logger } from 'pino';
-import type { Config } from '../../src/config';
+import type { Config } from '../../src/app-config';
 import { createLogger } from '../../src/platform/observability/logger';
 
 /** One JSON log line of the service. */

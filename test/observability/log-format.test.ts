@@ -16,7 +16,7 @@ suite('log format', () => {
   /** What one log call prints, with the environment given (stdout is a pipe here, not a TTY). */
   const logged = (env: Record<string, string>) => {
     const logger = join(build.main, '../platform/observability/logger.js');
-    const config = join(build.main, '../config.js');
+    const config = join(build.main, '../app-config.js');
     return execFileSync(
       process.execPath,
       [

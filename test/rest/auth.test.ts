@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { generateKeyPair, SignJWT } from 'jose';
 import { loadSigningKey } from '../../src/platform/auth/keys';
-import { DEFAULT_JWT_SECRET } from '../../src/config';
+import { DEFAULT_JWT_SECRET } from '../../src/platform/auth/auth.settings';
 import { useTestApp } from '../helpers/use-test-app';
 import {
   expectAnswer,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { loadSigningKey } from '../../src/platform/auth/keys';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/app-config';
 import { burstOfChanges } from '../helpers/change-burst';
 import { type LiveClient, useLiveClients, waitForSubscriptions } from '../helpers/live-client';
 import type { SeededUser } from '../helpers/seed';

@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import { Client } from 'pg';
-import { DEFAULT_ISSUER } from '../../src/platform/auth/tokens';
+import { DEFAULT_ISSUER } from '../../src/platform/auth/auth.settings';
 import { LISTENER_APPLICATION_NAME } from '../../src/platform/live/notice-listener';
 import {
   type Closed,

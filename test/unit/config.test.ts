@@ -1,4 +1,6 @@
-import { ConfigError, DEFAULT_JWT_SECRET, loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/app-config';
+import { ConfigError } from '../../src/config';
+import { DEFAULT_JWT_SECRET } from '../../src/platform/auth/auth.settings';
 import { waitBudgetMs } from '../../src/platform/observability/request-tracking';
 
 describe('configuration', () => {

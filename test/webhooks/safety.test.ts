@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/app-config';
+import { ConfigError } from '../../src/config';
 import { SecretBox, SecretUnreadableError } from '../../src/platform/auth/secret-box';
 import { isNonPublicAddress } from '../../src/platform/http/address-guard';
 import { postOutbound } from '../../src/platform/http/outbound';

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { PasswordHasher } from '../../platform/auth/password';
-import { type DatabaseConfig, loadConfig } from '../../config';
+import { loadConfig } from '../../app-config';
+import type { DatabaseConfig } from '../../config';
 import { openDatabase } from '../../platform/postgres/orm';
 import { loadSampleData, type SeedSummary } from './load';
 import type { SeedOptions } from './options';

@@ -3,6 +3,7 @@ import type { PasswordHasher } from '../../platform/auth/password';
 import type { TokenService } from '../../platform/auth/tokens';
 import type { ServiceParts } from '../../platform/composition/context';
 import { defineModule } from '../../platform/composition/module';
+import { authModuleSettings } from './auth.settings';
 import { type AuthStores, AuthService } from './auth.service';
 import { RefreshToken } from './refresh-token.entity';
 import { RefreshTokenStore } from './refresh-token.store';
@@ -17,6 +18,7 @@ interface AuthDeps {
 /** Sign-in: tokens, refresh sessions, logout, password changes. */
 export const authModule = defineModule({
   name: 'auth',
+  settings: authModuleSettings,
   entities: [RefreshToken],
   resolvers: [AuthResolver],
   stores: { refreshTokens: RefreshTokenStore },

@@ -1,6 +1,7 @@
 import { CalendarResolver } from './calendar.resolver';
 import type { ServiceParts } from '../../platform/composition/context';
 import { defineModule } from '../../platform/composition/module';
+import { calendarSettings } from './calendar.settings';
 import type { MeetingService } from '../meeting';
 import { CalendarFeed } from './calendar.entity';
 import { type CalendarLoaders, CalendarService, type CalendarStores } from './calendar.service';
@@ -22,6 +23,7 @@ export { itipDocument, type ItipMethod, type ItipOptions } from './itip';
 /** Calendar feeds: a secret address serving the caller's meetings as iCalendar. */
 export const calendarModule = defineModule({
   name: 'calendar',
+  settings: calendarSettings,
   entities: [CalendarFeed],
   resolvers: [CalendarResolver],
   stores: { calendar: CalendarStore },

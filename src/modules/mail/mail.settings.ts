@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import { secondsList } from '../../platform/shared/seconds-list';
+import { httpSettings } from '../../platform/http/http.settings';
+import { defineSettings } from '../../platform/settings/settings';
+import { secondsList } from '../../platform/settings/values';
 import { MAIL_LIMITS } from './mail.limits';
 
-// The mail settings' own validation, read by src/config.ts. A leaf file (zod and the limits
-// only): the configuration is read before tracing starts, when nothing else may load yet.
+// The mail settings. A leaf file (zod, the settings' own files and the limits): the configuration
+// reads it without loading the module.
 
 const optionalText = z
   .string()
@@ -50,31 +52,6 @@ const domain = optionalText.pipe(
     .optional(),
 );
 
-/** The environment variables of mail (docs/mail.md explains each). */
-export const MAIL_ENV = {
-  SMTP_URL: smtpUrl,
-  MAIL_FROM: mailFrom,
-  MAIL_RETRY_SCHEDULE: secondsList(MAIL_LIMITS.retries),
-  MAIL_PER_SENDER_PER_HOUR: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(1_000_000)
-    .default(MAIL_LIMITS.perSenderPerHour),
-  MAIL_INBOUND_SECRET: optionalText.pipe(
-    z.string().min(16, 'must be at least 16 characters').optional(),
-  ),
-  MAIL_REPLY_DOMAIN: domain,
-  MAIL_REPLY_LOCAL: z
-    .string()
-    .trim()
-    .regex(/^[a-z0-9._-]{1,32}$/i, 'must be 1 to 32 of a-z, 0-9, dot, underscore, hyphen')
-    .default('reply'),
-};
-
-/** What the mail variables give, parsed. */
-type MailEnv = z.infer<z.ZodObject<typeof MAIL_ENV>>;
-
 /**
  * Mail: where it goes (null: kept in the database outside production, off in production), who
  * sends it, the waits (seconds) before each retry, the invitation messages one user may cause in
@@ -89,17 +66,65 @@ export interface MailConfig {
   reply: { local: string; domain: string } | null;
 }
 
-/** The mail configuration; the sender's default is no-reply at PUBLIC_URL's host. */
-export function mailConfigOf(env: MailEnv, publicUrl: string | null): MailConfig {
-  const host = publicUrl ? new URL(publicUrl).hostname : 'localhost';
-  return {
-    smtpUrl: env.SMTP_URL ?? null,
-    from: env.MAIL_FROM ?? `"Meetings" <no-reply@${host}>`,
-    retrySchedule: env.MAIL_RETRY_SCHEDULE ?? MAIL_LIMITS.retrySchedule,
-    perSenderPerHour: env.MAIL_PER_SENDER_PER_HOUR,
-    inboundSecret: env.MAIL_INBOUND_SECRET ?? null,
-    reply: env.MAIL_REPLY_DOMAIN
-      ? { local: env.MAIL_REPLY_LOCAL, domain: env.MAIL_REPLY_DOMAIN }
-      : null,
-  };
-}
+/** Mail: where it goes, who sends it, its retries, and the addresses answers come back to. */
+export const mailSettings = defineSettings({
+  area: 'Mail',
+  about: '[docs/mail.md](mail.md) explains what is sent, and how.',
+  reads: [httpSettings],
+  variables: {
+    SMTP_URL: smtpUrl.meta({
+      description:
+        '`smtp://user:password@host:587` (STARTTLS when offered) or `smtps://…:465`; unset: ' +
+        'mail kept in the database outside production ([the development mail page]' +
+        '(mail.md#the-development-mail-page)), off in production',
+    }),
+    MAIL_FROM: mailFrom.meta({
+      defaultText: '`"Meetings" <no-reply@<PUBLIC_URL host>>`',
+      description: 'the sender of every message',
+    }),
+    MAIL_RETRY_SCHEDULE: secondsList(MAIL_LIMITS.retries).meta({
+      defaultText: `\`${MAIL_LIMITS.retrySchedule.join(',')}\``,
+      description:
+        'seconds before each retry of a message the server did not take ' +
+        `(1 to ${MAIL_LIMITS.retries.max} waits)`,
+    }),
+    MAIL_PER_SENDER_PER_HOUR: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(1_000_000)
+      .default(MAIL_LIMITS.perSenderPerHour)
+      .meta({ description: "invitation messages one user's meetings may cause in an hour" }),
+    MAIL_INBOUND_SECRET: optionalText
+      .pipe(z.string().min(16, 'must be at least 16 characters').optional())
+      .meta({
+        description:
+          'the bearer secret of `POST /mail/inbound` ([answers by mail](mail.md#answers-by-mail))',
+      }),
+    MAIL_REPLY_DOMAIN: domain.meta({
+      description: "the domain of invitations' reply addresses (unset: no reply addresses)",
+    }),
+    MAIL_REPLY_LOCAL: z
+      .string()
+      .trim()
+      .regex(/^[a-z0-9._-]{1,32}$/i, 'must be 1 to 32 of a-z, 0-9, dot, underscore, hyphen')
+      .default('reply')
+      .meta({ description: 'the local part of those reply addresses' }),
+  },
+  configOf: (env): { mail: MailConfig } => {
+    // The sender's default is no-reply at PUBLIC_URL's host.
+    const host = env.PUBLIC_URL ? new URL(env.PUBLIC_URL).hostname : 'localhost';
+    return {
+      mail: {
+        smtpUrl: env.SMTP_URL ?? null,
+        from: env.MAIL_FROM ?? `"Meetings" <no-reply@${host}>`,
+        retrySchedule: env.MAIL_RETRY_SCHEDULE ?? MAIL_LIMITS.retrySchedule,
+        perSenderPerHour: env.MAIL_PER_SENDER_PER_HOUR,
+        inboundSecret: env.MAIL_INBOUND_SECRET ?? null,
+        reply: env.MAIL_REPLY_DOMAIN
+          ? { local: env.MAIL_REPLY_LOCAL, domain: env.MAIL_REPLY_DOMAIN }
+          : null,
+      },
+    };
+  },
+});

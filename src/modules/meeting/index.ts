@@ -3,6 +3,7 @@ import { MeetingLifecycleResolver } from './lifecycle/meeting-lifecycle.resolver
 import { OccurrenceResolver } from './schedule/occurrence.resolver';
 import type { ServiceParts } from '../../platform/composition/context';
 import { defineModule } from '../../platform/composition/module';
+import { meetingSettings } from './meeting.settings';
 import type { UserRecord } from '../user';
 import { MeetingLifecycleService } from './lifecycle/meeting-lifecycle.service';
 import { Meeting } from './meeting.entity';
@@ -81,6 +82,7 @@ type Deps = MeetingDeps & BookingDeps;
 /** Meetings: the meeting itself, its participants, its schedule and occurrences, its lifecycle. */
 export const meetingModule = defineModule({
   name: 'meeting',
+  settings: meetingSettings,
   entities: [Meeting, Participant, OccurrenceChange],
   resolvers: [
     MeetingResolver,

@@ -1,5 +1,6 @@
 import type { ServiceParts } from '../../platform/composition/context';
 import { defineModule } from '../../platform/composition/module';
+import { resourceSettings } from './resource.settings';
 import { BookingStore, MEETING_RESOURCES, RESOURCE_BOOKINGS } from './booking.store';
 import { Resource } from './resource.entity';
 import { ResourceResolver } from './resource.resolver';
@@ -30,6 +31,7 @@ export interface BookingDeps {
 /** Rooms and other resources: admins keep the list, meetings book them (see meeting/resources). */
 export const resourceModule = defineModule({
   name: 'resource',
+  settings: resourceSettings,
   entities: [Resource],
   tables: [MEETING_RESOURCES, RESOURCE_BOOKINGS],
   resolvers: [ResourceResolver, ResourceConnection.resolver],

@@ -1,13 +1,29 @@
 import { z } from 'zod';
+import { defineSettings } from '../../platform/settings/settings';
 import { RESOURCE_LIMITS } from './resource.limits';
 
-// The resource settings' own validation, read by src/config.ts. A leaf file (zod and the limits
-// only), so the configuration does not load the module.
+// The resource settings. A leaf file (zod, the settings' own files and the limits): the
+// configuration reads it without loading the module.
 
-/** RESOURCE_BOOKING_HORIZON_DAYS: how many days ahead a series books its rooms. */
-export const bookingHorizonDays = z.coerce
-  .number()
-  .int()
-  .min(RESOURCE_LIMITS.bookingHorizonDays.min)
-  .max(RESOURCE_LIMITS.bookingHorizonDays.max)
-  .default(RESOURCE_LIMITS.bookingHorizonDays.default);
+/** Rooms and resources. */
+export const resourceSettings = defineSettings({
+  area: 'Rooms and resources',
+  variables: {
+    RESOURCE_BOOKING_HORIZON_DAYS: z.coerce
+      .number()
+      .int()
+      .min(RESOURCE_LIMITS.bookingHorizonDays.min)
+      .max(RESOURCE_LIMITS.bookingHorizonDays.max)
+      .default(RESOURCE_LIMITS.bookingHorizonDays.default)
+      .meta({
+        description:
+          `days ahead a series books its rooms (${RESOURCE_LIMITS.bookingHorizonDays.min} to ` +
+          `${RESOURCE_LIMITS.bookingHorizonDays.max}; later ones are booked as time passes; ` +
+          'see [Rooms](availability.md#rooms))',
+      }),
+  },
+  configOf: (env): { resourceBookingHorizonDays: number } => ({
+    /** How many days ahead a series' occurrences book its rooms and resources. */
+    resourceBookingHorizonDays: env.RESOURCE_BOOKING_HORIZON_DAYS,
+  }),
+});

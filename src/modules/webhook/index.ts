@@ -5,6 +5,7 @@ import {
 } from './webhook.resolver';
 import type { ServiceParts } from '../../platform/composition/context';
 import { defineModule } from '../../platform/composition/module';
+import { webhookSettings } from './webhook.settings';
 import { WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookBacklogStore, webhookLoaders } from './webhook-backlog.store';
 import { WebhookDeliveryStore } from './webhook-delivery.store';
@@ -19,6 +20,7 @@ export type { WebhookPolicy } from './webhook.service';
 /** Webhooks: endpoints, and the deliveries of meeting changes to them. */
 export const webhookModule = defineModule({
   name: 'webhook',
+  settings: webhookSettings,
   entities: [WebhookEndpoint, WebhookDelivery, WebhookAttempt],
   // The dispatcher's cursor in the change log (webhook-delivery.store.ts).
   tables: ['webhook_dispatch'],

@@ -1,4 +1,4 @@
-/** The bounds of webhooks, each declared once (config.ts takes its defaults from here). */
+/** The bounds of webhooks, each declared once (webhook.settings.ts takes its defaults from here). */
 export const WEBHOOK_LIMITS = {
   /** Endpoints one user may have. */
   endpointsPerUser: 10,

@@ -1,53 +1,23 @@
 import { z } from 'zod';
-import { secondsList } from '../../platform/shared/seconds-list';
+import { defineSettings } from '../../platform/settings/settings';
+import { flag, secondsList } from '../../platform/settings/values';
 import { WEBHOOK_LIMITS } from './webhook.limits';
 
-// The webhook settings' own validation, read by src/config.ts. A leaf file (zod and the limits
-// only): the configuration is read before tracing starts, when nothing else may load yet.
-
-/** WEBHOOK_RETRY_SCHEDULE: seconds before each retry; empty or unset, the default. */
-export const retrySchedule = secondsList(WEBHOOK_LIMITS.retries);
+// The webhook settings. A leaf file (zod, the settings' own files and the limits): the
+// configuration is read before tracing starts, when nothing else may load yet.
 
 /** A whole number from 1 to the bound's `max`; unset, its `default`. */
 const bounded = (bound: { default: number; max: number }) =>
   z.coerce.number().int().min(1).max(bound.max).default(bound.default);
 
-/** WEBHOOK_DISABLE_AFTER_HOURS. */
-export const disableAfterHours = bounded(WEBHOOK_LIMITS.disableAfterHours);
-
-/** WEBHOOK_CONCURRENCY_PER_ENDPOINT: an endpoint's lanes. */
-export const concurrencyPerEndpoint = bounded(WEBHOOK_LIMITS.concurrencyPerEndpoint);
-
-/** WEBHOOK_MAX_BACKLOG: undelivered deliveries past which an endpoint is disabled. */
-export const maxBacklog = bounded(WEBHOOK_LIMITS.maxBacklog);
-
 /** WEBHOOK_SECRET_KEY: 32 bytes, base64. */
-export const secretKey = z
+const secretKey = z
   .string()
   .trim()
   .refine(
     (v) => /^[A-Za-z0-9+/]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32,
     'must be 32 random bytes in base64, e.g. the output of `openssl rand -base64 32`',
   );
-
-/** The webhook settings (docs/webhooks.md), but WEBHOOK_ALLOW_PRIVATE_NETWORKS, a plain flag. */
-export const WEBHOOK_ENV = {
-  WEBHOOK_RETRY_SCHEDULE: retrySchedule,
-  WEBHOOK_DISABLE_AFTER: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1000)
-    .default(WEBHOOK_LIMITS.disableAfter),
-  WEBHOOK_DISABLE_AFTER_HOURS: disableAfterHours,
-  WEBHOOK_CONCURRENCY_PER_ENDPOINT: concurrencyPerEndpoint,
-  WEBHOOK_MAX_BACKLOG: maxBacklog,
-  WEBHOOK_SECRET_KEY: secretKey.optional(),
-};
-
-type WebhookEnv = z.infer<z.ZodObject<typeof WEBHOOK_ENV>> & {
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean;
-};
 
 /**
  * Webhooks: the waits (seconds) before each retry of a failed event, the failed events in a row
@@ -66,12 +36,56 @@ export interface WebhookConfig {
   secretKey: string | null;
 }
 
-export const webhookConfigOf = (env: WebhookEnv): WebhookConfig => ({
-  retrySchedule: env.WEBHOOK_RETRY_SCHEDULE ?? WEBHOOK_LIMITS.retrySchedule,
-  disableAfter: env.WEBHOOK_DISABLE_AFTER,
-  disableAfterHours: env.WEBHOOK_DISABLE_AFTER_HOURS,
-  concurrencyPerEndpoint: env.WEBHOOK_CONCURRENCY_PER_ENDPOINT,
-  maxBacklog: env.WEBHOOK_MAX_BACKLOG,
-  allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
-  secretKey: env.WEBHOOK_SECRET_KEY ?? null,
+/** Webhooks' retries, when an endpoint is disabled, its lanes, its targets, the sealing key. */
+export const webhookSettings = defineSettings({
+  area: 'Webhooks',
+  about: '[docs/webhooks.md](webhooks.md) explains delivery, retries, backlogs and safety.',
+  variables: {
+    WEBHOOK_RETRY_SCHEDULE: secondsList(WEBHOOK_LIMITS.retries).meta({
+      defaultText: `\`${WEBHOOK_LIMITS.retrySchedule.join(',')}\``,
+      description:
+        `seconds before each retry of a failed webhook event (1 to ${WEBHOOK_LIMITS.retries.max} ` +
+        'waits; [retries](webhooks.md#delivery))',
+    }),
+    WEBHOOK_DISABLE_AFTER: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(WEBHOOK_LIMITS.disableAfter)
+      .meta({
+        description: 'webhook events in a row that failed every attempt before it is disabled',
+      }),
+    WEBHOOK_DISABLE_AFTER_HOURS: bounded(WEBHOOK_LIMITS.disableAfterHours).meta({
+      description: 'hours of failed attempts, no success between, before an endpoint is disabled',
+    }),
+    WEBHOOK_CONCURRENCY_PER_ENDPOINT: bounded(WEBHOOK_LIMITS.concurrencyPerEndpoint).meta({
+      description:
+        `attempts of one endpoint under way at once, 1 to ` +
+        `${WEBHOOK_LIMITS.concurrencyPerEndpoint.max} (its lanes; 1: in commit order)`,
+    }),
+    WEBHOOK_MAX_BACKLOG: bounded(WEBHOOK_LIMITS.maxBacklog).meta({
+      description:
+        'undelivered deliveries past which an endpoint is disabled, its deliveries kept ' +
+        '([backlog](webhooks.md#backlog))',
+    }),
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag()
+      .default(false)
+      .meta({ description: 'webhooks may call private, loopback and link-local addresses' }),
+    WEBHOOK_SECRET_KEY: secretKey.optional().meta({
+      defaultText: 'derived from the JWT key material',
+      description: 'key (32 bytes, base64) that seals webhook signing secrets and kept answers',
+    }),
+  },
+  configOf: (env): { webhooks: WebhookConfig } => ({
+    webhooks: {
+      retrySchedule: env.WEBHOOK_RETRY_SCHEDULE ?? WEBHOOK_LIMITS.retrySchedule,
+      disableAfter: env.WEBHOOK_DISABLE_AFTER,
+      disableAfterHours: env.WEBHOOK_DISABLE_AFTER_HOURS,
+      concurrencyPerEndpoint: env.WEBHOOK_CONCURRENCY_PER_ENDPOINT,
+      maxBacklog: env.WEBHOOK_MAX_BACKLOG,
+      allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      secretKey: env.WEBHOOK_SECRET_KEY ?? null,
+    },
+  }),
 });

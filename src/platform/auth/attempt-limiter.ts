@@ -5,7 +5,7 @@ import {
   RateLimiterRes,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
-import type { Config } from '../../config';
+import type { RateLimitConfig } from './auth.settings';
 import { TooManyRequestsError } from '../shared/errors';
 
 /** The sign-in and sign-up actions whose attempts are counted. */
@@ -32,7 +32,7 @@ export class AttemptLimiter {
   ) {}
 
   /** `redis`: the instances' shared counters (openLimiterRedis), null to count in memory. */
-  static create(settings: Config['rateLimits'], redis: Redis | null): AttemptLimiter {
+  static create(settings: RateLimitConfig, redis: Redis | null): AttemptLimiter {
     const duration = settings.windowSeconds;
     if (redis) {
       // A brief Redis outage falls back to per-instance counting rather than refusing everyone.

@@ -11,6 +11,7 @@ import { LRUCache } from 'lru-cache';
 import type { SigningKey } from './keys';
 import { type AuthChecker, createParameterDecorator } from 'type-graphql';
 import { UnauthenticatedError } from '../shared/errors';
+import { REFRESH_REUSE_INTERVAL } from './auth.settings';
 
 const ACCESS_TYPE = 'at+jwt';
 const REFRESH_TYPE = 'refresh+jwt';
@@ -50,16 +51,6 @@ export interface TokenSettings {
   refreshReuseInterval?: number;
   external: { issuer: string; jwksUrl: string; audience: string | null } | null;
 }
-
-/**
- * The issuer when neither JWT_ISSUER nor PUBLIC_URL names one: a fixed name (RFC 7519 allows any
- * StringOrURI), the same on every instance and port, so instances sharing a key accept each
- * other's tokens.
- */
-export const DEFAULT_ISSUER = 'urn:meeting-coordination';
-
-/** The default reuse interval (Okta's default grace period for rotated refresh tokens). */
-export const REFRESH_REUSE_INTERVAL = 30;
 
 /** A refresh token just signed, with what its row records. */
 export interface IssuedRefresh {

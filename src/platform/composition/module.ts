@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
 import type { CallerLookup } from '../auth/tokens';
 import type { ListBound } from '../graphql/list-size';
+import type { AnySettings } from '../settings/settings';
 
 /** A class the ORM maps or type-graphql reads (entities, resolvers). */
 export type ClassOf = abstract new (...args: never[]) => unknown;
@@ -62,6 +63,12 @@ export interface ModuleDescriptor {
   readonly listBounds?: (config: never) => readonly ListBound[];
   /** What it runs beside requests, started with the app and closed before the database. */
   readonly worker?: (runtime: never) => Promise<ModuleWorker>;
+  /**
+   * The environment variables it reads (its `<module>.settings.ts`, a leaf file), assembled with
+   * the platform's into the one configuration, whose slice they give reaches its `deps`,
+   * `routes`, `listBounds` and `worker` as `config`.
+   */
+  readonly settings?: AnySettings;
 }
 
 /** Declares a module, keeping its exact type (the app derives its context's types from it). */
@@ -122,6 +129,14 @@ export type NoticeOf<M extends readonly ModuleDescriptor[]> =
 export type DepsOf<M extends readonly ModuleDescriptor[]> = UnionToIntersection<
   Each<M> extends infer D ? (D extends { deps: (setup: never) => infer R } ? R : never) : never
 >;
+
+/** The settings of every module in `M` that has some (a union). */
+export type SettingsOf<M extends readonly ModuleDescriptor[]> =
+  Each<M> extends infer D
+    ? D extends { settings: infer S extends AnySettings }
+      ? S
+      : never
+    : never;
 
 /** What the functions `K` of every module in `M` ask of their argument, all together. */
 export type WantsOf<M extends readonly ModuleDescriptor[], K extends keyof ModuleDescriptor> =

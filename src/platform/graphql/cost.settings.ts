@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { defineSettings } from '../settings/settings';
 
-// The settings of operations' cost, read by src/config.ts. A leaf file (zod only): the
+// The settings of operations' cost. A leaf file (zod and the settings' own files): the
 // configuration is read before tracing starts, when nothing else may load yet.
 
 /** The defaults and bounds of the cost settings, each declared once. */
@@ -19,22 +20,6 @@ export const COST_LIMITS = {
   budgetPerMinute: { default: 1_000_000, max: 1_000_000_000_000 },
 } as const;
 
-/** The environment variables of operations' cost. */
-export const COST_ENV = {
-  MAX_QUERY_COST: z.coerce
-    .number()
-    .int()
-    .min(COST_LIMITS.maxQueryCost.min)
-    .max(COST_LIMITS.maxQueryCost.max)
-    .default(COST_LIMITS.maxQueryCost.default),
-  COST_BUDGET_PER_MINUTE: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(COST_LIMITS.budgetPerMinute.max)
-    .default(COST_LIMITS.budgetPerMinute.default),
-};
-
 /** The cost settings as the service takes them. */
 export interface CostConfig {
   /** The most one operation may cost: above it, refused before it runs. */
@@ -43,16 +28,45 @@ export interface CostConfig {
   budgetPerMinute: number | null;
 }
 
-type CostEnv = z.infer<z.ZodObject<typeof COST_ENV>>;
-
-export const costConfigOf = (env: CostEnv): CostConfig => ({
-  maxQueryCost: env.MAX_QUERY_COST,
-  budgetPerMinute: env.COST_BUDGET_PER_MINUTE === 0 ? null : env.COST_BUDGET_PER_MINUTE,
+/** What GraphQL operations may cost: one at the most, and each caller a minute. */
+export const costSettings = defineSettings({
+  area: 'GraphQL cost',
+  about: 'The API guide explains [cost and budgets](api.md#cost-and-a-budget-per-caller).',
+  variables: {
+    MAX_QUERY_COST: z.coerce
+      .number()
+      .int()
+      .min(COST_LIMITS.maxQueryCost.min)
+      .max(COST_LIMITS.maxQueryCost.max)
+      .default(COST_LIMITS.maxQueryCost.default)
+      .meta({
+        description:
+          'the most one operation may cost, in records read; above it, refused before it runs',
+      }),
+    COST_BUDGET_PER_MINUTE: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(COST_LIMITS.budgetPerMinute.max)
+      .default(COST_LIMITS.budgetPerMinute.default)
+      .meta({
+        description: "a caller's (user's, else address's) cost a minute, 429 past it; 0: no budget",
+      }),
+  },
+  // A budget that cannot pay for the largest operation would refuse it every minute.
+  check(env, problem) {
+    if (env.COST_BUDGET_PER_MINUTE !== 0 && env.COST_BUDGET_PER_MINUTE < env.MAX_QUERY_COST) {
+      problem(
+        'COST_BUDGET_PER_MINUTE',
+        `must be 0 (no budget) or at least MAX_QUERY_COST (${env.MAX_QUERY_COST}): an ` +
+          'operation the budget cannot pay for would never run',
+      );
+    }
+  },
+  configOf: (env): { cost: CostConfig } => ({
+    cost: {
+      maxQueryCost: env.MAX_QUERY_COST,
+      budgetPerMinute: env.COST_BUDGET_PER_MINUTE === 0 ? null : env.COST_BUDGET_PER_MINUTE,
+    },
+  }),
 });
-
-/** A budget that cannot pay for the largest operation would refuse it every minute. */
-export const budgetProblem = (env: CostEnv): string | null =>
-  env.COST_BUDGET_PER_MINUTE !== 0 && env.COST_BUDGET_PER_MINUTE < env.MAX_QUERY_COST
-    ? `must be 0 (no budget) or at least MAX_QUERY_COST (${env.MAX_QUERY_COST}): an operation ` +
-      'the budget cannot pay for would never run'
-    : null;

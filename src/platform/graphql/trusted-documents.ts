@@ -7,10 +7,10 @@ import {
 } from '@apollo/utils.keyvaluecache';
 import { type DocumentNode, parse, print } from 'graphql';
 import type { Logger } from 'pino';
-import type { Config } from '../../config';
+import type { TrustedDocumentsConfig } from './graphql.settings';
 
 /** What GRAPHQL_TRUSTED_DOCUMENTS asks of a document that is not trusted, when it is not off. */
-export type TrustedDocumentsMode = Exclude<Config['trustedDocuments']['mode'], 'off'>;
+export type TrustedDocumentsMode = Exclude<TrustedDocumentsConfig['mode'], 'off'>;
 
 /** What a request names: a document id (documentId, APQ's sha256Hash), or a document's text. */
 export interface NamedDocument {
@@ -148,7 +148,7 @@ function readManifest(file: string): Map<string, string> {
  * (the REST operations), each printed and known by the sha256 of its print, then the manifest's.
  */
 export function loadTrustedDocuments(options: {
-  config: Config['trustedDocuments'];
+  config: TrustedDocumentsConfig;
   builtIn: readonly DocumentNode[];
   logger: Logger;
 }): TrustedDocuments | null {

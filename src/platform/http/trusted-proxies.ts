@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import proxyAddr from 'proxy-addr';
-import { commaList } from '../shared/comma-list';
 
 /**
  * Who may say where a request came from: the balancers in front of the service (TRUST_PROXY,
@@ -17,30 +16,7 @@ export interface TrustedProxies {
   trusts(address: string, hop: number): boolean;
 }
 
-/** What is wrong with a list of trusted proxies (null: nothing), in proxy-addr's words. */
-function problemOf(list: readonly string[]): string | null {
-  try {
-    proxyAddr.compile([...list]);
-    return null;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
-}
-
-/** TRUST_PROXY: comma-separated, default `loopback` (a proxy on the same machine). */
-export const trustProxySetting = commaList('loopback').superRefine((list, ctx) => {
-  const problem = problemOf(list);
-  if (problem) {
-    ctx.addIssue({
-      code: 'custom',
-      message:
-        'must be addresses or CIDR ranges of the balancers, or loopback, linklocal, ' +
-        `uniquelocal, comma-separated (${problem})`,
-    });
-  }
-});
-
-/** The trusted proxies of a valid list (see trustProxySetting). */
+/** The trusted proxies of a valid list (TRUST_PROXY, http.settings.ts). */
 export function trustedProxies(list: readonly string[]): TrustedProxies {
   const trusts = proxyAddr.compile([...list]);
   return {

@@ -17,7 +17,7 @@ import {
 } from 'graphql';
 import { CloseCode } from 'graphql-ws';
 import type { Logger } from 'pino';
-import type { Config } from '../../config';
+import type { SubscriptionLimits } from './live.settings';
 import type { AuthContext, RequestInfo } from '../auth/tokens';
 import { GRAPHQL_LIMITS } from '../graphql/armor';
 import { assertWithinNodeLimit } from '../graphql/node-limit';
@@ -49,7 +49,7 @@ export interface LiveOperationsOptions<N extends LoggedChange> {
   hub: EventHub<N>;
   /** Where this instance stands in the change log (src/platform/live/change-delivery.ts). */
   changes: Pick<ChangeDelivery<N>, 'delivered' | 'startingPoint'>;
-  limits: Config['subscriptions'];
+  limits: SubscriptionLimits;
   /** MAX_QUERY_COST: what a subscription's document may cost, as an operation over HTTP. */
   maxQueryCost: number;
   logger: Logger;

@@ -1,10 +1,16 @@
 import { type DestinationStream, type LoggerOptions, pino, type Logger } from 'pino';
-import type { Config } from '../../config';
+import type { ServiceEnvironment } from '../settings/environment.settings';
+import type { ObservabilityConfig } from './observability.settings';
 import { serializeError } from './log-safety';
 import { currentRequest } from './request-tracking';
 
+/** What the logger is made from: its level and format, and the service's environment. */
+type LogSettings = Pick<ObservabilityConfig, 'logLevel' | 'logFormat'> & {
+  env: ServiceEnvironment;
+};
+
 /** Whether log lines are written for a person at a terminal rather than as JSON. */
-function pretty(config: Pick<Config, 'logFormat' | 'env'>): boolean {
+function pretty(config: Omit<LogSettings, 'logLevel'>): boolean {
   if (config.logFormat !== 'auto') {
     return config.logFormat === 'pretty';
   }
@@ -16,7 +22,7 @@ function pretty(config: Pick<Config, 'logFormat' | 'env'>): boolean {
  * errors are logged through a whitelist (no SQL, values, hashes, tokens or e-mails).
  */
 export function createLogger(
-  config: Pick<Config, 'logLevel' | 'logFormat' | 'env'>,
+  config: LogSettings,
   /** Where lines go instead of stdout (tests read them). */
   destination?: DestinationStream,
 ): Logger {

@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import express, { type RequestHandler } from 'express';
-import type { Config } from '../../config';
+import type { ObservabilityConfig } from './observability.settings';
 
 /** Serves metrics on a port of their own (kept off the public one), at the configured path. */
 export function listenForMetrics(
   handler: RequestHandler,
-  settings: Pick<Config['metrics'], 'path'> & { port: number | null },
+  settings: Pick<ObservabilityConfig['metrics'], 'path'> & { port: number | null },
   host: string,
 ): Promise<Server> {
   const app = express();

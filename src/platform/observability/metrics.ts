@@ -284,6 +284,3 @@ export class Metrics implements SampledGauges {
     return exposition(this.registry, () => this.registry.metrics());
   }
 }
-
-/** Where a cluster's primary serves its workers' metrics when METRICS_PORT is not set. */
-export const CLUSTER_METRICS_PORT = 9464;

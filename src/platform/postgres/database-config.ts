@@ -1,6 +1,7 @@
 import type { ReplicaConfig } from './replicas/replica.settings';
 
-// The database settings as the platform takes them (src/config.ts reads them from the environment).
+// The database settings as the platform takes them (database.settings.ts reads them from the
+// environment).
 
 /**
  * How DATABASE_URL reaches PostgreSQL: straight or through a session pooler (`session`: a
