@@ -136,6 +136,16 @@ module.exports = {
       to: { path: `${MODULES}index\\.ts$` },
     },
     {
+      name: 'no-two-way-folders',
+      comment:
+        'No folder reaches itself through other folders (a folder and its sub-folders count as ' +
+        'one): two folders never import each other, types included.',
+      severity: 'error',
+      scope: 'folder',
+      from: {},
+      to: { circular: true },
+    },
+    {
       name: 'no-cycles',
       comment: 'No file reaches itself, through any import (types included).',
       severity: 'error',
