@@ -20,7 +20,8 @@ export async function burstOfChanges(t: TestApp, meetingId: string, count: numbe
     await admin.query(
       'insert into change_log (kind, subject_type, subject_id, scope_id, occurred_at) ' +
         `select e.kind, 'meeting', e."meetingId", e."meetingId", e."occurredAt" ` +
-        'from json_to_recordset($1::json) as e(kind text, "meetingId" uuid, "occurredAt" timestamptz)',
+        'from json_to_recordset($1::json) ' +
+        'as e(kind text, "meetingId" uuid, "occurredAt" timestamptz)',
       [JSON.stringify(notices)],
     );
     await admin.query("select pg_notify($1, '')", [CHANGES_CHANNEL]);

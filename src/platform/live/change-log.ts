@@ -140,8 +140,8 @@ const APPEND =
 /**
  * Appends changes to the log, in the caller's transaction. Each statement that appends also wakes
  * the readers once its transaction commits: a statement trigger on the log sends the notice on
- * CHANGES_CHANNEL (migrations 20261127060000, 20261207210000), and PostgreSQL sends a transaction's identical
- * notices once, and only if it commits.
+ * CHANGES_CHANNEL (migrations 20261127060000, 20261207210000), and PostgreSQL sends a
+ * transaction's identical notices once, and only if it commits.
  */
 export class ChangeLogStore {
   /** Changes appended in an SQL transaction and not yet sent: they go with its next statement. */
