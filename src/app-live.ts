@@ -28,6 +28,7 @@ export function startChanges(
     url: database.sessionUrl,
     logger,
     metrics: frame.metrics?.live ?? null,
+    noticeOf: liveEvents.noticeOf,
     topicsOf: liveEvents.topicsOf,
     // Every instance prunes: the statement is idempotent, and cheap when there is nothing to do.
     prune: {

@@ -8,7 +8,13 @@ import {
   type RequestInfo,
   type TokenService,
 } from './platform/auth/tokens';
-import { loadersOf, servicesOf, storesOf, topicsOf } from './platform/composition/assemble';
+import {
+  loadersOf,
+  noticeOf,
+  servicesOf,
+  storesOf,
+  topicsOf,
+} from './platform/composition/assemble';
 import type { LiveContext, StoreSet } from './platform/composition/context';
 import {
   type CallerOf,
@@ -108,7 +114,7 @@ if (!callerOf || callerLookups.length > 1) {
 }
 
 /** What every instance hears of committed changes, and on which local topics (live events). */
-export const liveEvents = { topicsOf: topicsOf<Notice>(parts) };
+export const liveEvents = { noticeOf: noticeOf<Notice>(parts), topicsOf: topicsOf<Notice>(parts) };
 
 /** The one schema both faces execute against. */
 export function createSchema(config: Config | null = null): Promise<GraphQLSchema> {

@@ -228,8 +228,8 @@ export async function loggedCursors(
 ): Promise<Map<string, string[]>> {
   const rows = await withClient(dbUrl, (client) =>
     client.query<{ meeting_id: string; cursor: string }>(
-      `select "meeting_id", "tx"::text || '.' || "position"::text as "cursor" from "change_log"
-       where "meeting_id" = any($1) order by "tx", "position"`,
+      `select "scope_id" as "meeting_id", "tx"::text || '.' || "position"::text as "cursor"
+       from "change_log" where "scope_id" = any($1) order by "tx", "position"`,
       [meetings],
     ),
   );

@@ -153,8 +153,8 @@ export interface Changes {
 export async function loggedCursors(s: Stage): Promise<Map<string, string[]>> {
   const rows = await withClient(s.dbUrl, (client) =>
     client.query<{ meeting_id: string; cursor: string }>(
-      `select "meeting_id", "tx"::text || '.' || "position"::text as "cursor" from "change_log"
-       where "meeting_id" = any($1)`,
+      `select "scope_id" as "meeting_id", "tx"::text || '.' || "position"::text as "cursor"
+       from "change_log" where "scope_id" = any($1)`,
       [s.meetings],
     ),
   );

@@ -108,7 +108,7 @@ export async function loggedCursors(setup: Setup): Promise<string[]> {
   return withClient(setup.dbUrl, async (client) => {
     const rows = await client.query<{ cursor: string }>(
       `select "tx"::text || '.' || "position"::text as "cursor" from "change_log"
-       where "meeting_id" = any($1)`,
+       where "scope_id" = any($1)`,
       [setup.meetings.slice(0, setup.next)],
     );
     return rows.rows.map((row) => row.cursor);
@@ -119,7 +119,7 @@ export async function loggedCursors(setup: Setup): Promise<string[]> {
 export async function changesSoFar(setup: Setup): Promise<number> {
   return withClient(setup.dbUrl, async (client) => {
     const result = await client.query<{ n: number }>(
-      `select count(*)::int as "n" from "change_log" where "meeting_id" = any($1)`,
+      `select count(*)::int as "n" from "change_log" where "scope_id" = any($1)`,
       [setup.meetings.slice(0, setup.next)],
     );
     return result.rows[0]?.n ?? 0;

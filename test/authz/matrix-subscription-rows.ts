@@ -152,7 +152,7 @@ async function cursorBefore(scene: Scene): Promise<string> {
   try {
     const found = await admin.query<{ tx: string; position: string }>(
       `select tx::text as tx, position::text as position from change_log ` +
-        `where meeting_id = $1 order by tx, position limit 1`,
+        `where scope_id = $1 order by tx, position limit 1`,
       [scene.meeting.id],
     );
     const first = found.rows[0];

@@ -136,8 +136,8 @@ suite('events across a PostgreSQL outage', () => {
     const logged = new Map<string, string[]>(meetings.map((id) => [id, []]));
     try {
       const rows = await admin.query<{ cursor: string; meeting_id: string }>(
-        `select tx::text || '.' || position::text as cursor, meeting_id from change_log ` +
-          `where meeting_id = any($1::uuid[]) order by tx, position`,
+        `select tx::text || '.' || position::text as cursor, scope_id as meeting_id ` +
+          `from change_log where scope_id = any($1::uuid[]) order by tx, position`,
         [meetings],
       );
       for (const row of rows.rows) {

@@ -18,8 +18,9 @@ export async function burstOfChanges(t: TestApp, meetingId: string, count: numbe
   try {
     await admin.query('begin');
     await admin.query(
-      'insert into change_log (kind, meeting_id, occurred_at) ' +
-        'select e.kind, e."meetingId", e."occurredAt" from json_to_recordset($1::json) ' +
+      'insert into change_log (kind, subject_type, subject_id, scope_id, occurred_at) ' +
+        `select e.kind, 'meeting', e."meetingId", e."meetingId", e."occurredAt" ` +
+        'from json_to_recordset($1::json) ' +
         'as e(kind text, "meetingId" uuid, "occurredAt" timestamptz)',
       [JSON.stringify(notices)],
     );

@@ -201,7 +201,8 @@ describe('the change log behind live events', () => {
     try {
       await slow.query('begin');
       await slow.query(
-        `insert into change_log (kind, meeting_id, occurred_at) values ('UPDATED', $1, now())`,
+        `insert into change_log (kind, subject_type, subject_id, scope_id, occurred_at) ` +
+          `values ('UPDATED', 'meeting', $1, $1, now())`,
         [meeting.id],
       );
       // Meanwhile, five writers commit, concurrently.
@@ -244,17 +245,30 @@ describe('the change log behind live events', () => {
     const admin = new Client({ connectionString: a.instance.database.url });
     await admin.connect();
     try {
-      const rows = await admin.query<{ kind: string; user_id: string; actor_id: string }>(
-        `select kind, user_id, actor_id from change_log ` +
-          `where user_id = $1 or actor_id = $1 order by tx, position`,
+      const rows = await admin.query<{
+        kind: string;
+        subject_type: string;
+        subject_id: string;
+        scope_id: string | null;
+        actor_id: string;
+      }>(
+        `select kind, subject_type, subject_id, scope_id, actor_id from change_log ` +
+          `where subject_id = $1 or actor_id = $1 order by tx, position`,
         [star.id],
       );
+      const of = (kind: string, actorId: string) => ({
+        kind,
+        subject_type: 'user',
+        subject_id: star.id,
+        scope_id: null,
+        actor_id: actorId,
+      });
       expect(rows.rows).toEqual([
         // Registering asks for the address to be verified (a message the mail module sends).
-        { kind: 'EMAIL_VERIFICATION_REQUESTED', user_id: star.id, actor_id: star.id },
-        { kind: 'USER_FOLLOWED', user_id: star.id, actor_id: fan.id },
-        { kind: 'USER_UNFOLLOWED', user_id: star.id, actor_id: fan.id },
-        { kind: 'PROFILE_UPDATED', user_id: star.id, actor_id: star.id },
+        of('EMAIL_VERIFICATION_REQUESTED', star.id),
+        of('USER_FOLLOWED', fan.id),
+        of('USER_UNFOLLOWED', fan.id),
+        of('PROFILE_UPDATED', star.id),
       ]);
     } finally {
       await admin.end();

@@ -145,7 +145,7 @@ describe('the statement-counting proxy', () => {
     const stream = Buffer.concat([
       sslRequest(),
       startup({ user: 'postgres', database: 'bench', application_name: 'listener' }),
-      message('Q', z('listen meeting_events')),
+      message('Q', z('listen change_log')),
       message('P', Buffer.concat([z('s1', 'select $1::int'), Buffer.alloc(2)])),
       message('B', Buffer.concat([z('', 's1'), Buffer.alloc(6)])),
       message('E', Buffer.concat([z(''), Buffer.alloc(4)])),
@@ -160,7 +160,7 @@ describe('the statement-counting proxy', () => {
     }
     expect(reader.applicationName).toBe('listener');
     expect(seen).toEqual([
-      'listener: listen meeting_events',
+      'listener: listen change_log',
       'listener: select $1::int',
       'listener: select $1::int',
       'listener: BEGIN',

@@ -2,9 +2,8 @@ import { ConflictError } from '../../platform/shared/errors';
 import { type ConnectionResult, toConnection } from '../../platform/graphql/connection';
 import type { SliceRequest } from '../../platform/sql/keyset';
 import type { Page } from '../../platform/shared/pagination';
-import type { UserLoaders, UserRecord, UserStore } from '../user';
+import { type UserLoaders, type UserRecord, type UserStore, userChange } from '../user';
 import type { FollowDirection, FollowRecord } from './follow.store';
-import type { ChangeEntry } from '../../platform/live/change-log';
 import type { StoreSet } from '../../platform/composition/context';
 import type { ChangeLogStore } from '../../platform/live/change-log';
 import type { FollowStore } from './follow.store';
@@ -29,14 +28,9 @@ export interface FollowStatus {
 /** What the change log says of follows (the user followed, and who followed). */
 export const FOLLOW_CHANGES = { followed: 'USER_FOLLOWED', unfollowed: 'USER_UNFOLLOWED' } as const;
 
-const followChange = (kind: string, followerId: string, followedId: string): ChangeEntry => ({
-  kind,
-  meetingId: null,
-  participantId: null,
-  userId: followedId,
-  actorId: followerId,
-  occurredAt: new Date().toISOString(),
-});
+/** A follow as the change log records it: a change to the user followed, made by the follower. */
+const followChange = (kind: string, followerId: string, followedId: string) =>
+  userChange(kind, followedId, followerId);
 
 export class FollowService {
   constructor(

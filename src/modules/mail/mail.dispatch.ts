@@ -1,9 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inSqlTransaction } from '../../platform/sql/sql-transaction';
 import { NotFoundError } from '../../platform/shared/errors';
-import type { LoggedChange } from '../../platform/live/change-log';
 import type { CalendarEntry } from '../calendar';
-import { isMeetingEvent, MeetingEventKind } from '../meeting';
+import { type ChangeNotice, isMeetingEvent, MeetingEventKind } from '../meeting';
 import type { UserRecord } from '../user';
 import { MailKind, MailStatus } from './mail-message.entity';
 import type { Context } from './mail.context';
@@ -94,7 +93,7 @@ function planEnv(em: EntityManager, deps: DispatchDeps): PlanEnv {
 }
 
 /** The meetings whose reminders a batch of changes may move (any meeting event but a reminder). */
-function remindedMeetings(changes: readonly LoggedChange[]): string[] {
+function remindedMeetings(changes: readonly ChangeNotice[]): string[] {
   const ids = changes.flatMap((change) =>
     isMeetingEvent(change) && change.kind !== MeetingEventKind.REMINDER ? [change.meetingId] : [],
   );

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { LinkTokens } from '../../platform/auth/link-tokens';
-import type { LoggedChange } from '../../platform/live/change-log';
 import type { CalendarEntry } from '../calendar';
+import type { ChangeNotice } from '../meeting';
 import type { UserRecord } from '../user';
 import type { MailKind } from './mail-message.entity';
 import type { Letter } from './mail.compose';
@@ -37,4 +37,4 @@ export interface PlanEnv {
 }
 
 /** A change's messages. */
-export type Planner = (change: LoggedChange, env: PlanEnv) => Promise<Draft[]>;
+export type Planner = (change: ChangeNotice, env: PlanEnv) => Promise<Draft[]>;

@@ -1,7 +1,6 @@
 import { MINUTE_MS } from '../../platform/shared/time-zone';
-import type { LoggedChange } from '../../platform/live/change-log';
 import { type CalendarEntry, itipDocument, type ItipOptions, PARTSTAT } from '../calendar';
-import { MeetingEventKind, ParticipantStatus } from '../meeting';
+import { type ChangeNotice, MeetingEventKind, ParticipantStatus } from '../meeting';
 import type { UserRecord } from '../user';
 import { type MeetingNews, meetingLetter } from './letters/meeting.letter';
 import { MailKind } from './mail-message.entity';
@@ -23,7 +22,7 @@ const listeners = (entry: CalendarEntry): UserRecord[] =>
 
 /** One draft: the letter with its iTIP calendar, to `reader`. */
 function draft(
-  change: LoggedChange,
+  change: ChangeNotice,
   entry: CalendarEntry,
   reader: UserRecord,
   message: {
@@ -55,7 +54,7 @@ function draft(
  * its ORGANIZER, and the Accept and Decline links.
  */
 function request(
-  change: LoggedChange,
+  change: ChangeNotice,
   entry: CalendarEntry,
   reader: UserRecord,
   env: PlanEnv,
@@ -73,7 +72,7 @@ function request(
 }
 
 /** The meeting a change is about, as its owner reads it, or null (gone, or no owner). */
-async function entryOf(change: LoggedChange, env: PlanEnv): Promise<CalendarEntry | null> {
+async function entryOf(change: ChangeNotice, env: PlanEnv): Promise<CalendarEntry | null> {
   return change.meetingId ? env.entry(change.meetingId) : null;
 }
 

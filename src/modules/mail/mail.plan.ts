@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { LoggedChange } from '../../platform/live/change-log';
-import { MeetingEventKind } from '../meeting';
+import { type ChangeNotice, MeetingEventKind } from '../meeting';
 import { EMAIL_VERIFICATION_REQUESTED, type UserRecord, UserStore } from '../user';
 import { MailKind } from './mail-message.entity';
 import type { Draft, PlanEnv, Planner } from './mail.draft';
@@ -80,7 +79,7 @@ export interface SenderLimit {
  * without mail.
  */
 export async function planChanges(
-  changes: readonly LoggedChange[],
+  changes: readonly ChangeNotice[],
   env: PlanEnv,
   limit: SenderLimit,
 ): Promise<{ drafts: Draft[]; skipped: Array<{ draft: Draft; reason: SkipReason }> }> {

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { addJobsStatement, type JobSpec } from '../../platform/jobs/job-queue';
-import type { LoggedChange } from '../../platform/live/change-log';
 import { DispatchCursor } from '../../platform/live/dispatch-cursor';
 import {
   hiddenColumnOf,
@@ -12,6 +11,7 @@ import {
   updateOf,
 } from '../../platform/sql/read-model';
 import { arrayLiteral, executeRows, readAll, selectRows } from '../../platform/sql/rows';
+import { type ChangeNotice, noticeOf } from '../meeting';
 import { type MailKind, MailMessage } from './mail-message.entity';
 
 /** A message as the store answers it (never its bytes, but through `withRaw`). */
@@ -63,8 +63,9 @@ export class MailStore {
   }
 
   /** Every change after `after` no running transaction can still precede, in order. */
-  changesAfter(after: string, limit: number): Promise<LoggedChange[]> {
-    return this.cursor.changesAfter('all', after, limit);
+  async changesAfter(after: string, limit: number): Promise<ChangeNotice[]> {
+    const read = await this.cursor.changesAfter('all', after, limit);
+    return read.map(noticeOf);
   }
 
   /** Writes messages, in order; one already made for its change and recipient is left be. */

@@ -1,6 +1,6 @@
 import { MeetingEventConnection, SubscriptionResolver } from './meeting-events.resolver';
 import { defineModule } from '../../platform/composition/module';
-import { topicsOf } from '../meeting';
+import { noticeOf, topicsOf } from '../meeting';
 import { startAudienceRelay } from './meeting-events.audience';
 
 export type { Context as MeetingEventsContext } from './meeting-events.context';
@@ -13,6 +13,7 @@ export { eventOf } from './meeting-events.streams';
 export const meetingEventsModule = defineModule({
   name: 'meeting-events',
   resolvers: [SubscriptionResolver, MeetingEventConnection.resolver],
+  noticeOf,
   topicsOf,
   worker: startAudienceRelay,
 });

@@ -11,14 +11,15 @@ import {
   UP_TO,
 } from '../../platform/live/change-log';
 import { CursorExpiredError } from '../../platform/shared/errors';
-import { selectRows } from '../../platform/sql/rows';
+import { arrayLiteral, selectRows } from '../../platform/sql/rows';
 import { isAdmin, type UserRecord } from '../user';
-import type { ChangeNotice } from '../meeting';
+import { type ChangeNotice, MEETING_SUBJECT_TYPES, noticeOf } from '../meeting';
 
 /**
  * Reads of the change log for one caller: a meeting's changes, or every change of the meetings
  * the caller may see now (owner, participant, or any for an admin), after a cursor. What the
- * caller may see of each is decided when it is delivered, as for live events.
+ * caller may see of each is decided when it is delivered, as for live events. A meeting's
+ * changes are those scoped to it (the log's scope, indexed with its order; see MEETING_SUBJECTS).
  */
 
 /** Refuses a cursor older than what the log still holds (CURSOR_EXPIRED). */
@@ -28,15 +29,17 @@ export async function requireKept(em: EntityManager, after: string): Promise<voi
   }
 }
 
+const MEETING_TYPES = arrayLiteral(MEETING_SUBJECT_TYPES);
+
 /** Meetings `viewer` may see, as SQL over the log's `c` (its parameters follow). */
 function seenBy(viewer: UserRecord): { sql: string; params: unknown[] } {
   if (isAdmin(viewer)) {
-    return { sql: 'c."meeting_id" is not null', params: [] };
+    return { sql: 'c."subject_type" = any(?::text[])', params: [MEETING_TYPES] };
   }
   return {
     sql:
-      `(c."meeting_id" in (select m."id" from "meetings" m where m."owner_id" = ?) or ` +
-      `c."meeting_id" in (select p."meeting_id" from "participants" p where p."user_id" = ?))`,
+      `(c."scope_id" in (select m."id" from "meetings" m where m."owner_id" = ?) or ` +
+      `c."scope_id" in (select p."meeting_id" from "participants" p where p."user_id" = ?))`,
     params: [viewer.id, viewer.id],
   };
 }
@@ -61,7 +64,7 @@ export async function changesAfter(
     params.push(...placeParams(upTo));
   }
   if ('meetingId' in scope) {
-    where.push('c."meeting_id" = ?');
+    where.push('c."scope_id" = ?');
     params.push(scope.meetingId);
   } else {
     const seen = seenBy(scope.viewer);
@@ -76,7 +79,7 @@ export async function changesAfter(
     // The caller's filter changes the plan's parameters only; the text is one of four.
     { prepared: true },
   );
-  return rows.map(changeOf);
+  return rows.map((row) => noticeOf(changeOf(row)));
 }
 
 /** How many changes of the meetings `viewer` sees follow `after` (settled ones). */

@@ -30,8 +30,12 @@ export {
   type ChangeNotice,
   invitationTopic,
   isMeetingEvent,
+  MEETING_SUBJECT_TYPES,
+  meetingEntry,
   MeetingEventKind,
+  type MeetingNotice,
   meetingTopic,
+  noticeOf,
   topicsOf,
 } from './meeting-event';
 export { InputArgs } from './meeting.inputs';

@@ -13,11 +13,13 @@ export { User, USER_LIMITS } from './user.entity';
 export { isMailTopic, MAIL_TOPIC_NAMES, MAIL_TOPICS, type MailTopic } from './mail-preferences';
 export { RegisterInput } from './user.inputs';
 export { isAdmin, isVisibleUser, seesAvailabilityOf, visibleUserSql } from './user.rules';
+export type { UserService } from './user.service';
 export {
   EMAIL_VERIFICATION_REQUESTED,
-  type UserService,
+  USER_SUBJECT,
+  userChange,
   verificationRequested,
-} from './user.service';
+} from './user-change';
 export {
   sortedWeek,
   TIME_OF_DAY,

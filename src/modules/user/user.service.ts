@@ -13,26 +13,11 @@ import type { ChangeLogStore } from '../../platform/live/change-log';
 import type { UserStore } from './user.store';
 import { sortedWeek } from './working-hours';
 import { mutedAfter } from './mail-preferences';
+import { PROFILE_UPDATED, userChange, verificationRequested } from './user-change';
 
 /** The stores user services work with. */
 export type UserStores = StoreSet<{ users: UserStore; events: ChangeLogStore }>;
 type Stores = UserStores;
-
-/** What the change log says of a profile edit. */
-export const PROFILE_UPDATED = 'PROFILE_UPDATED';
-
-/** What the change log says when a user's address needs its verification message (mail). */
-export const EMAIL_VERIFICATION_REQUESTED = 'EMAIL_VERIFICATION_REQUESTED';
-
-/** The change that asks for `userId`'s verification message. */
-export const verificationRequested = (userId: string) => ({
-  kind: EMAIL_VERIFICATION_REQUESTED,
-  meetingId: null,
-  participantId: null,
-  userId,
-  actorId: userId,
-  occurredAt: new Date().toISOString(),
-});
 
 /** Optional text as stored: trimmed, and empty as null. */
 const optionalText = (value: string | null): string | null => value?.trim() || null;
@@ -117,16 +102,7 @@ export class UserService {
     return this.stores.ormTransaction(async (tx) => {
       const user = await tx.users.updateProfile(viewer.id, changes);
       // Others see a profile: the change log says it changed (not what), as it does of meetings.
-      await tx.events.append([
-        {
-          kind: PROFILE_UPDATED,
-          meetingId: null,
-          participantId: null,
-          userId: viewer.id,
-          actorId: viewer.id,
-          occurredAt: new Date().toISOString(),
-        },
-      ]);
+      await tx.events.append([userChange(PROFILE_UPDATED, viewer.id, viewer.id)]);
       return user;
     });
   }

@@ -8,8 +8,7 @@ import {
 } from 'graphql';
 import type { Context } from './webhook.context';
 import { compileOperation, type RunOperation } from '../../platform/graphql/execution';
-import type { MeetingEventKind } from '../meeting';
-import type { LoggedChange } from '../../platform/live/change-log';
+import type { MeetingNotice } from '../meeting';
 import { webhookEventType } from './webhook.events';
 
 /** What an endpoint receives: the event, and the meeting as the endpoint's owner reads it. */
@@ -82,10 +81,7 @@ export function meetingReader(schema: GraphQLSchema): MeetingReader {
 }
 
 /** The body of a meeting's change as `meeting` shows it to an endpoint's owner. */
-export function webhookBody(
-  change: LoggedChange & { kind: MeetingEventKind; meetingId: string },
-  meeting: Record<string, unknown>,
-): WebhookBody {
+export function webhookBody(change: MeetingNotice, meeting: Record<string, unknown>): WebhookBody {
   return {
     type: webhookEventType(change.kind),
     timestamp: change.occurredAt,

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { addJobsStatement, type JobSpec } from '../../platform/jobs/job-queue';
-import type { LoggedChange } from '../../platform/live/change-log';
 import { DispatchCursor } from '../../platform/live/dispatch-cursor';
 import {
   byCreation,
@@ -19,8 +18,12 @@ import {
 } from '../../platform/sql/read-model';
 import { executeRows, readAll, selectRows } from '../../platform/sql/rows';
 import { NotFoundError } from '../../platform/shared/errors';
+import { type ChangeNotice, MEETING_SUBJECT_TYPES, noticeOf } from '../meeting';
 import { WebhookAttempt, WebhookDelivery, WebhookDeliveryStatus } from './webhook-delivery.entity';
 import { WebhookEndpoint } from './webhook.entity';
+
+/** The changes webhooks are made of: meetings' (their subjects a meeting or a participant). */
+const MEETING_CHANGES = { subjectTypes: MEETING_SUBJECT_TYPES };
 
 /** A delivery as queries and mutations answer it (never its body). */
 export type WebhookDeliveryRecord = ReadModel<WebhookDelivery>;
@@ -119,8 +122,9 @@ export class WebhookDeliveryStore {
   }
 
   /** Meetings' changes after `after` that no running transaction can still precede, in order. */
-  meetingChangesAfter(after: string, limit: number): Promise<LoggedChange[]> {
-    return this.cursor.changesAfter('meetings', after, limit);
+  async meetingChangesAfter(after: string, limit: number): Promise<ChangeNotice[]> {
+    const read = await this.cursor.changesAfter(MEETING_CHANGES, after, limit);
+    return read.map(noticeOf);
   }
 
   /** Writes deliveries, in order; one already there for its endpoint and change is left be. */

@@ -1,9 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Context } from './webhook.context';
-import type { LoggedChange } from '../../platform/live/change-log';
 import { inSqlTransaction } from '../../platform/sql/sql-transaction';
-import { isMeetingEvent, type MeetingEventKind, seenBy } from '../meeting';
+import { isMeetingEvent, type MeetingNotice, seenBy } from '../meeting';
 import { eventOf } from '../meeting-events';
 import { isAdmin, isVisibleUser, type UserRecord, UserStore } from '../user';
 import { type MeetingReader, webhookBody } from './webhook-body';
@@ -35,8 +34,6 @@ export interface DispatchDeps<C extends Context = Context> {
 const BATCH = 200;
 const BATCHES_PER_RUN = 10;
 
-type MeetingChange = LoggedChange & { kind: MeetingEventKind; meetingId: string };
-
 /**
  * The bodies of the changes each endpoint receives: for every change, every enabled endpoint
  * subscribed to its type, made before it, whose owner may see the meeting, decided as their
@@ -46,7 +43,7 @@ type MeetingChange = LoggedChange & { kind: MeetingEventKind; meetingId: string 
  */
 async function deliveriesOf<C extends Context>(
   em: EntityManager,
-  changes: readonly MeetingChange[],
+  changes: readonly MeetingNotice[],
   deps: DispatchDeps<C>,
 ): Promise<NewDelivery[]> {
   const types = [...new Set(changes.map((change) => webhookEventType(change.kind)))];
@@ -84,7 +81,7 @@ async function deliveriesOf<C extends Context>(
     return audience;
   };
   const bodies = new Map<string, Promise<string | null>>();
-  const bodyFor = (owner: UserRecord, change: MeetingChange): Promise<string | null> => {
+  const bodyFor = (owner: UserRecord, change: MeetingNotice): Promise<string | null> => {
     const key = `${owner.id} ${change.cursor}`;
     let body = bodies.get(key);
     if (!body) {
@@ -100,7 +97,7 @@ async function deliveriesOf<C extends Context>(
     }
     return body;
   };
-  const receives = (endpoint: WebhookEndpointRecord, change: MeetingChange, type: string) =>
+  const receives = (endpoint: WebhookEndpointRecord, change: MeetingNotice, type: string) =>
     endpoint.eventTypes.includes(type) &&
     endpoint.createdAt <= change.occurredAt &&
     owners.has(endpoint.userId);

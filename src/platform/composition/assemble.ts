@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CountAttempt } from '../auth/attempt-limiter';
+import type { LoggedChange } from '../live/change-log';
 import { inOrmTransaction, inSqlTransaction } from '../sql/sql-transaction';
 import type { ModuleDescriptor, StoreClass } from './module';
 
@@ -115,6 +116,17 @@ export function servicesOf<D, S, L, V>(
   // instance the services' names (V); no class type can be written from a runtime list.
   return (deps, limit, stores, loaders) =>
     new RequestServices(deps, limit, stores, loaders) as unknown as V;
+}
+
+/** A change as the subscriptions hear it: as the one module that declares it reads it. */
+export function noticeOf<N>(modules: readonly ModuleDescriptor[]): (change: LoggedChange) => N {
+  const each = modules.flatMap((module) => (module.noticeOf ? [module.noticeOf] : []));
+  const [only] = each;
+  if (each.length !== 1 || !only) {
+    throw new Error('exactly one module declares how a change reads as a notice (`noticeOf`)');
+  }
+  // That module's notices are the ones its `topicsOf` takes (NoticeOf).
+  return only as (change: LoggedChange) => N;
 }
 
 /** The local topics of a change: what each module declares for it. */

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
 import type { CallerLookup } from '../auth/tokens';
 import type { ListBound } from '../graphql/list-size';
+import type { LoggedChange } from '../live/change-log';
 import type { AnySettings } from '../settings/settings';
 
 /** A class the ORM maps or type-graphql reads (entities, resolvers). */
@@ -45,6 +46,11 @@ export interface ModuleDescriptor {
   readonly loaders?: (stores: never, below: never) => object;
   /** Its services of one request, each built on first use (see ServiceParts). */
   readonly services?: Readonly<Record<string, (parts: never) => object>>;
+  /**
+   * A committed change as the subscriptions hear it: what its generic references mean (one module
+   * declares it, the one that declares `topicsOf`).
+   */
+  readonly noticeOf?: (change: LoggedChange) => object;
   /** The local topics a committed change is delivered on to this instance's subscribers. */
   readonly topicsOf?: (notice: never) => readonly string[];
   /** Who a valid access token names (one module, the users', declares it). */

@@ -1,15 +1,17 @@
 import type { Logger } from 'pino';
 import type { LiveMetrics } from '../observability/metrics';
 import { ChangeFeed, type StartingPoint } from './change-feed';
-import type { LoggedChange } from './change-log';
+import type { LoggedChange, Placed } from './change-log';
 import { EventHub } from './event-hub';
 import { NoticeListener } from './notice-listener';
 
-export interface ChangeDeliveryOptions<N extends LoggedChange> {
+export interface ChangeDeliveryOptions<N extends Placed> {
   /** A URL with a session of its own (LISTEN): DATABASE_DIRECT_URL behind a pooler. */
   url: string;
   logger: Logger;
   metrics: LiveMetrics | null;
+  /** A change as the modules' subscriptions hear it (what its references mean to them). */
+  noticeOf: (change: LoggedChange) => N;
   /** The local topics a change is delivered on. */
   topicsOf: (notice: N) => readonly string[];
   /** Pruning of the log past its retention: how often, and the statement that prunes. */
@@ -17,7 +19,7 @@ export interface ChangeDeliveryOptions<N extends LoggedChange> {
 }
 
 /** This instance's delivery of changes: subscribers register on `hub`. */
-export interface ChangeDelivery<N extends LoggedChange> {
+export interface ChangeDelivery<N extends Placed> {
   hub: EventHub<N>;
   /** The cursor of the last change delivered here: a subscriber resuming replays up to it. */
   delivered(): string;
@@ -31,7 +33,7 @@ export interface ChangeDelivery<N extends LoggedChange> {
  * connection LISTENs for wake-ups (and for ended sessions) and reads the log (ChangeFeed) from
  * where it stood, so a listener that was away delivers what it missed once it is back.
  */
-export async function startChangeDelivery<N extends LoggedChange>(
+export async function startChangeDelivery<N extends Placed>(
   options: ChangeDeliveryOptions<N>,
 ): Promise<ChangeDelivery<N>> {
   const { logger, metrics } = options;
@@ -56,8 +58,7 @@ export async function startChangeDelivery<N extends LoggedChange>(
   await listener.start();
   const started = new ChangeFeed({
     query: (text, values) => listener.query(text, values),
-    // The log holds the changes the modules wrote, whose kinds N names.
-    deliver: (change) => hub.deliver(change as N),
+    deliver: (change) => hub.deliver(options.noticeOf(change)),
     logger,
   });
   await started.start();

@@ -11,26 +11,44 @@ import { executeRows, type Row, selectRows } from '../sql/rows';
  * whose transaction took its position first and committed last (the outbox gap).
  */
 
-/** The channel that wakes readers once a transaction that logged changes commits (empty payload). */
-export const CHANGES_CHANNEL = 'meeting_events';
+/**
+ * The channel that wakes readers once a transaction that logged changes commits (empty payload):
+ * the log's trigger sends on it (migration 20261207210000), the notice listener listens on it.
+ */
+export const CHANGES_CHANNEL = 'change_log';
 
-/** One change as a write logs it: what happened, and to what (ids only, never content). */
+/**
+ * One change as a write logs it: what happened (`kind`), to what, and where (ids only, never
+ * content). The log knows no domain: the module that writes a change names its subject's type,
+ * and the modules that read changes give the references their meaning.
+ */
 export interface ChangeEntry {
   kind: string;
-  meetingId: string | null;
-  participantId: string | null;
-  userId: string | null;
-  /** Who made it, when that is not the user concerned (a follow: the follower), if recorded. */
+  /** The type of what changed, in the words of the module that owns it. */
+  subjectType: string;
+  /** The id of what changed. */
+  subjectId: string;
+  /**
+   * The aggregate the change belongs to, if any (the subject itself, or what holds it): readers
+   * of one aggregate read by it (indexed with the log's order), and live events fan out on it.
+   */
+  scopeId: string | null;
+  /** Another the change concerns besides its subject, if any (who it is addressed to). */
+  relatedId?: string | null;
+  /** Who made it, if recorded. */
   actorId?: string | null;
   /** When it was made, ISO 8601. */
   occurredAt: string;
 }
 
-/** A change as read back from the log, with its place in it. */
-export interface LoggedChange extends ChangeEntry {
+/** Anything read from the log: where it sits there. */
+export interface Placed {
   /** Opaque to clients: where the change sits in the log; resume after it. */
   cursor: string;
 }
+
+/** A change as read back from the log, with its place in it. */
+export interface LoggedChange extends Required<ChangeEntry>, Placed {}
 
 const CURSOR = /^(\d{1,20})\.(\d{1,19})$/;
 
@@ -63,8 +81,8 @@ export function clientCursor(field: string, after: string | null | undefined): s
 
 /** The columns every read of the log answers, timestamps as the API writes them. */
 export const COLUMNS =
-  `c."tx"::text as "tx", c."position"::text as "position", c."kind", c."meeting_id", ` +
-  `c."participant_id", c."user_id", c."actor_id", ` +
+  `c."tx"::text as "tx", c."position"::text as "position", c."kind", c."subject_type", ` +
+  `c."subject_id", c."scope_id", c."related_id", c."actor_id", ` +
   `to_char(c."occurred_at" at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "occurred_at"`;
 /** Rows no running transaction can still precede. */
 export const SETTLED = `c."tx" < pg_snapshot_xmin(pg_current_snapshot())`;
@@ -93,9 +111,10 @@ export function changeOf(row: Row): LoggedChange {
   return {
     cursor: cursorOfRow(row),
     kind: String(row['kind']),
-    meetingId: (row['meeting_id'] as string | null) ?? null,
-    participantId: (row['participant_id'] as string | null) ?? null,
-    userId: (row['user_id'] as string | null) ?? null,
+    subjectType: String(row['subject_type']),
+    subjectId: String(row['subject_id']),
+    scopeId: (row['scope_id'] as string | null) ?? null,
+    relatedId: (row['related_id'] as string | null) ?? null,
     actorId: (row['actor_id'] as string | null) ?? null,
     occurredAt: String(row['occurred_at']),
   };
@@ -113,16 +132,16 @@ export async function prunedUpTo(em: EntityManager): Promise<string> {
 /** Appends a list of changes (one JSON parameter) to the log. */
 const APPEND =
   `insert into "change_log" ` +
-  `("kind", "meeting_id", "participant_id", "user_id", "actor_id", "occurred_at") ` +
-  `select e."kind", e."meetingId", e."participantId", e."userId", e."actorId", e."occurredAt" ` +
-  `from json_to_recordset(?::json) as e("kind" text, "meetingId" uuid, "participantId" uuid, ` +
-  `"userId" uuid, "actorId" uuid, "occurredAt" timestamptz)`;
+  `("kind", "subject_type", "subject_id", "scope_id", "related_id", "actor_id", "occurred_at") ` +
+  `select e."kind", e."subjectType", e."subjectId", e."scopeId", e."relatedId", e."actorId", ` +
+  `e."occurredAt" from json_to_recordset(?::json) as e("kind" text, "subjectType" text, ` +
+  `"subjectId" uuid, "scopeId" uuid, "relatedId" uuid, "actorId" uuid, "occurredAt" timestamptz)`;
 
 /**
  * Appends changes to the log, in the caller's transaction. Each statement that appends also wakes
  * the readers once its transaction commits: a statement trigger on the log sends the notice on
- * CHANGES_CHANNEL (migration 20261127060000), and PostgreSQL sends a transaction's identical
- * notices once, and only if it commits.
+ * CHANGES_CHANNEL (migrations 20261127060000, 20261207210000), and PostgreSQL sends a
+ * transaction's identical notices once, and only if it commits.
  */
 export class ChangeLogStore {
   /** Changes appended in an SQL transaction and not yet sent: they go with its next statement. */

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { executeRows, selectRows } from '../sql/rows';
+import { arrayLiteral, executeRows, selectRows } from '../sql/rows';
 import {
   AFTER,
   changeOf,
@@ -11,15 +11,14 @@ import {
   SETTLED,
 } from './change-log';
 
-/** Which changes a dispatcher reads: every one, or meetings' only. */
-export type DispatchedChanges = 'all' | 'meetings';
+/** Which changes a dispatcher reads: every one, or only those whose subject is of these types. */
+export type DispatchedChanges = 'all' | { subjectTypes: readonly string[] };
 
-const CHANGES: Record<DispatchedChanges, string> = {
-  all: `${SELECT_CHANGES} where ${AFTER} and ${SETTLED} ${IN_ORDER} limit ?`,
-  meetings:
-    `${SELECT_CHANGES} where ${AFTER} and ${SETTLED} and c."meeting_id" is not null ` +
-    `${IN_ORDER} limit ?`,
-};
+const ALL_CHANGES = `${SELECT_CHANGES} where ${AFTER} and ${SETTLED} ${IN_ORDER} limit ?`;
+// One text whatever the types (an array parameter), so it stays prepared.
+const CHANGES_OF_TYPES =
+  `${SELECT_CHANGES} where ${AFTER} and ${SETTLED} and c."subject_type" = any(?::text[]) ` +
+  `${IN_ORDER} limit ?`;
 
 /**
  * A dispatcher's place in the change log: one row (`id` 1) of its own table, with the cursor
@@ -80,7 +79,14 @@ export class DispatchCursor {
     after: string,
     limit: number,
   ): Promise<LoggedChange[]> {
-    const rows = await selectRows(this.em, CHANGES[which], [...placeParams(after), limit]);
+    const rows =
+      which === 'all'
+        ? await selectRows(this.em, ALL_CHANGES, [...placeParams(after), limit])
+        : await selectRows(this.em, CHANGES_OF_TYPES, [
+            ...placeParams(after),
+            arrayLiteral(which.subjectTypes),
+            limit,
+          ]);
     return rows.map(changeOf);
   }
 }

@@ -34,13 +34,13 @@ import {
   WrongTransportError,
 } from '../shared/errors';
 import type { ChangeDelivery } from './change-delivery';
-import type { LoggedChange } from './change-log';
+import type { Placed } from './change-log';
 import type { EventHub } from './event-hub';
 import { END_OF_STREAM, EventStream, type NoticeMapper } from './event-stream';
 import type { LiveScope, StreamOptions } from './live-scope';
 import type { LiveAuthenticate, LiveSession } from './live-sessions';
 
-export interface LiveOperationsOptions<N extends LoggedChange> {
+export interface LiveOperationsOptions<N extends Placed> {
   schema: GraphQLSchema;
   /** A fresh context for an operation of `request`'s caller (read again from the token). */
   createContext: (request: RequestInfo, live: LiveScope<N>) => Promise<AuthContext>;
@@ -142,7 +142,7 @@ function trustedSource(trusted: TrustedDocuments, payload: SubscribePayload): st
  * the HTTP face does (armor's rules, the node limit) and serve subscriptions only; then run it
  * with a context that is renewed before each event.
  */
-export class LiveOperations<N extends LoggedChange> {
+export class LiveOperations<N extends Placed> {
   private readonly rules: readonly ValidationRule[];
 
   constructor(private readonly options: LiveOperationsOptions<N>) {

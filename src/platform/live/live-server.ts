@@ -1,4 +1,4 @@
-import type { LoggedChange } from './change-log';
+import type { Placed } from './change-log';
 import type { IncomingMessage, Server } from 'node:http';
 import type { RequestHandler } from 'express';
 import { useServer } from 'graphql-ws/use/ws';
@@ -8,7 +8,7 @@ import { LiveOperations, type LiveOperationsOptions } from './live-operations';
 import { isRefusal, type LiveSession, LiveSessions } from './live-sessions';
 import { sseHandler } from './sse-handler';
 
-export interface LiveServerOptions<N extends LoggedChange> extends LiveOperationsOptions<N> {
+export interface LiveServerOptions<N extends Placed> extends LiveOperationsOptions<N> {
   httpServer: Server;
   path: string;
   /** The client's address of an upgrade request (behind trusted proxies, theirs to tell). */
@@ -59,7 +59,7 @@ function closedOrTerminated(socket: WebSocket): Promise<void> {
  * GraphQL path, authenticated once in `connection_init`; and over Server-Sent Events for clients
  * that cannot open WebSockets. Both serve subscriptions only, with the same bounds.
  */
-export function startLiveServer<N extends LoggedChange>(options: LiveServerOptions<N>): LiveServer {
+export function startLiveServer<N extends Placed>(options: LiveServerOptions<N>): LiveServer {
   const operations = new LiveOperations(options);
   const sessions = new LiveSessions(
     options.authenticate,

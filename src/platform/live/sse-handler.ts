@@ -1,4 +1,4 @@
-import { cursorPlace, type LoggedChange } from './change-log';
+import { cursorPlace, type Placed } from './change-log';
 import type { ExecutionArgs, GraphQLError, GraphQLFormattedError } from 'graphql';
 import type { ExecutionResult, OperationArgs, OperationContext } from 'graphql-sse';
 import { createHandler } from 'graphql-sse/lib/use/express';
@@ -19,7 +19,7 @@ export const SSE_PATH = '/graphql/stream';
  * as any HTTP request; the same bounds and rules as over WebSocket. A refused request answers
  * 401 (no or a bad token) or 429 (too many connections of one user).
  */
-export function sseHandler<N extends LoggedChange>(
+export function sseHandler<N extends Placed>(
   operations: LiveOperations<N>,
   sessions: LiveSessions,
 ): RequestHandler {

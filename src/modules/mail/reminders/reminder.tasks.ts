@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { JobHandler } from '../../../platform/jobs/job-queue';
 import { ChangeLogStore } from '../../../platform/live/change-log';
 import { inSqlTransaction } from '../../../platform/sql/sql-transaction';
-import { MeetingEventKind } from '../../meeting';
+import { meetingEntry, MeetingEventKind } from '../../meeting';
 import { REMINDER_TASKS, reminderOf } from './reminder.jobs';
 import { remindersToSchedule, reminderKey, stillDue } from './reminder.schedule';
 import { type ReminderPlan, ReminderStore } from './reminder.store';
@@ -55,13 +55,7 @@ async function remind(payload: unknown, em: () => EntityManager, logger: Logger)
         return false;
       }
       await new ChangeLogStore(tx).append([
-        {
-          kind: MeetingEventKind.REMINDER,
-          meetingId: reminder.meetingId,
-          participantId: null,
-          userId: null,
-          occurredAt,
-        },
+        meetingEntry(reminder.meetingId, { kind: MeetingEventKind.REMINDER }, occurredAt),
       ]);
       return true;
     });
