@@ -16,11 +16,15 @@ async function main(): Promise<void> {
   const server = await openEmbeddedServer(dataDir, { attach: false });
   try {
     const options = buildOrmOptions(dataModel, server.url);
+    // The sources' folder, not the compiled one this program runs from (dist/): MikroORM writes a
+    // TypeScript migration to `pathTs` and reads the snapshot there.
+    const sources = resolve('src/db/migrations');
     const orm = await MikroORM.init({
       ...options,
       migrations: {
         ...options.migrations,
-        path: resolve('src/db/migrations'),
+        path: sources,
+        pathTs: sources,
         emit: 'ts',
         snapshot: true,
       },
