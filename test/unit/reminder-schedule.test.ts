@@ -1,4 +1,5 @@
-import { MeetingStatus, MeetingType } from '../../src/modules/meeting/meeting.entity';
+import { Meeting, MeetingStatus, MeetingType } from '../../src/modules/meeting/meeting.entity';
+import { toReadModel } from '../../src/platform/sql/read-model';
 import type { MeetingRecord } from '../../src/modules/meeting/meeting.store';
 import type { OccurrenceChangeRecord } from '../../src/modules/meeting/schedule/occurrence.store';
 import {
@@ -18,29 +19,27 @@ import {
 const MEETING_ID = '11111111-1111-4111-8111-111111111111';
 const NOW = new Date('2030-01-01T08:00:00.000Z');
 
+/**
+ * A meeting's record as reads answer it: an entity with its own defaults for what the test leaves
+ * alone (so a new field with a default needs nothing here), as the read model gives it.
+ */
 function meeting(changes: Partial<MeetingRecord> = {}): MeetingRecord {
-  return {
+  const entity = Object.assign(new Meeting(), {
     id: MEETING_ID,
-    createdAt: '2029-12-01T00:00:00.000Z',
-    updatedAt: '2029-12-01T00:00:00.000Z',
+    createdAt: new Date('2029-12-01T00:00:00.000Z'),
+    updatedAt: new Date('2029-12-01T00:00:00.000Z'),
     title: 'Daily standup',
-    startTime: '2030-01-01T09:00:00.000Z',
+    startTime: new Date('2030-01-01T09:00:00.000Z'),
     location: 'Room 101',
     type: MeetingType.STANDUP,
     status: MeetingStatus.CONFIRMED,
-    locationUrl: null,
     ownerId: '22222222-2222-4222-8222-222222222222',
-    appointedBy: null,
-    assignedTo: null,
     durationMinutes: 15,
     timeZone: 'UTC',
-    description: null,
     recurrence: 'FREQ=DAILY;COUNT=5',
-    recurrenceEndsAt: '2030-01-05T09:15:00.000Z',
-    sequence: 0,
-    reminderMinutes: [10],
-    ...changes,
-  };
+    recurrenceEndsAt: new Date('2030-01-05T09:15:00.000Z'),
+  });
+  return { ...toReadModel(entity), ...changes };
 }
 
 const edit = (
