@@ -7,7 +7,7 @@ import {
   keepsStatus,
   rawBodyOf,
   sentKey,
-} from '../src/platform/http/idempotency';
+} from '../src/platform/idempotency/idempotency';
 import { IdempotencyKeyError } from '../src/platform/shared/errors';
 import { mediaType, readBody } from './body';
 import type { RouteSpec } from './route';

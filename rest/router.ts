@@ -9,7 +9,7 @@ import {
   variablePathOf,
 } from '../src/platform/graphql/argument-rules';
 import { HttpRequestError, notFound, sendHttpError } from '../src/platform/http/http-errors';
-import { type Idempotency, keepRawBody } from '../src/platform/http/idempotency';
+import { type Idempotency, keepRawBody } from '../src/platform/idempotency/idempotency';
 import { sendJson } from '../src/platform/http/json-answer';
 import {
   currentRequest,

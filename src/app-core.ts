@@ -8,20 +8,17 @@ import { PasswordHasher } from './platform/auth/password';
 import { SecretBox } from './platform/auth/secret-box';
 import { DEFAULT_ISSUER } from './platform/auth/auth.settings';
 import { TokenService, tokenSubject } from './platform/auth/tokens';
-import { IDEMPOTENCY_KEY_KEEP_MS, Idempotency } from './platform/http/idempotency';
+import type { Idempotency } from './platform/idempotency/idempotency';
+import { startIdempotency } from './platform/idempotency/idempotency-keeping';
 import { scrub } from './platform/observability/log-safety';
 import { openLimiterRedis } from './platform/redis/redis-limiter-client';
 import { QueryCounter } from './platform/observability/request-tracking';
 import { type DatabaseGuard, guardDatabase } from './platform/postgres/database-guard';
 import { startInstanceHeartbeat } from './platform/sql/heartbeats';
 import { type Database, openDatabase } from './platform/postgres/orm';
-import { IdempotencyKeys } from './platform/sql/idempotency-keys';
 import type { CreateAppOptions } from './app-options';
 import { type AppDependencies, createSchema, moduleDependencies } from './context';
 import { dataModel } from './data-model';
-
-/** How often idempotency keys past their 24 hours are deleted. */
-const IDEMPOTENCY_KEY_PRUNE_EVERY_MS = 15 * 60_000;
 
 /** What the app is built on: the database, the keys, the dependencies and the schema. */
 export interface AppCore {
@@ -89,26 +86,19 @@ export async function openCore(options: CreateAppOptions, logger: Logger): Promi
   // This instance, seen alive every few seconds: its idempotency keys are taken over once it is not.
   const instance = `instance-${randomUUID()}`;
   const heartbeat = startInstanceHeartbeat(database.pool.pg, instance, logger);
-  // A key whose first request has run twice the request timeout (its answer never kept), or whose
-  // instance died, is abandoned: the next retry takes it over.
-  const idempotencyKeys = new IdempotencyKeys(
-    database.orm.em.fork(),
-    secrets,
-    { keepMs: IDEMPOTENCY_KEY_KEEP_MS, abandonAfterMs: 2 * config.requestTimeoutMs },
+  // A key whose first request has run twice the request timeout (its answer never kept) is
+  // abandoned: the next retry takes it over.
+  const keeping = startIdempotency({
+    em: database.orm.em.fork(),
+    sealer: secrets,
+    abandonAfterMs: 2 * config.requestTimeoutMs,
     instance,
-  );
-  const idempotency = new Idempotency(
-    idempotencyKeys,
-    (authorization) => tokenSubject(tokens, authorization),
+    callerOf: (authorization) => tokenSubject(tokens, authorization),
     logger,
-  );
-  // Every instance prunes (idempotent, and cheap when there is nothing to do).
-  const pruneKeys = setInterval(() => {
-    idempotencyKeys.prune().catch(() => undefined);
-  }, IDEMPOTENCY_KEY_PRUNE_EVERY_MS).unref();
+  });
+  const { idempotency } = keeping;
   const stopBackground = async (): Promise<void> => {
-    clearInterval(pruneKeys);
-    idempotency.stop();
+    keeping.stop();
     await heartbeat.stop();
   };
   return {

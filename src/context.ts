@@ -45,7 +45,7 @@ const platformPart = defineModule({
   name: 'platform',
   entities: [BaseEntity],
   // The change log (src/platform/live/change-log.ts), the idempotency keys
-  // (src/platform/sql/idempotency-keys.ts), who is alive (src/platform/sql/heartbeats.ts), the
+  // (src/platform/idempotency/idempotency-keys.ts), who is alive (src/platform/sql/heartbeats.ts), the
   // callers' last write positions (src/platform/postgres/replicas/write-positions.ts).
   tables: [
     'change_log',

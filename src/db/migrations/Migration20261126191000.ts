@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Idempotency keys (docs/rest-contract.md §8, src/platform/sql/idempotency-keys.ts): one row per
+ * Idempotency keys (docs/rest-contract.md §8, src/platform/idempotency/idempotency-keys.ts): one row per
  * key a caller sent with a write, kept 24 hours. `scope` is the caller (`user <id>`, or for a
  * request without a valid token `anonymous <METHOD> <route>`); `fingerprint` the SHA-256 of the
  * request. While the first request runs, `owner` names its attempt; every transaction it commits

@@ -1,7 +1,7 @@
 import type { ApolloServer, BaseContext, HTTPGraphQLRequest } from '@apollo/server';
 import { HeaderMap } from '@apollo/server';
 import type { Request, RequestHandler, Response } from 'express';
-import { holdsKey, sendKept } from '../http/idempotency';
+import { holdsKey, sendKept } from '../idempotency/idempotency';
 import { nameRoute } from '../observability/request-tracking';
 
 /** What a GET of the endpoint may name an operation with (GraphQL over HTTP, APQ, documentId). */

@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { GraphQLError, type OperationDefinitionNode, parse } from 'graphql';
 import type { Logger } from 'pino';
-import { fingerprintOf, type Idempotency, keepsStatus, sentKey } from '../http/idempotency';
+import { fingerprintOf, type Idempotency, keepsStatus, sentKey } from '../idempotency/idempotency';
 import { currentRequest } from '../observability/request-tracking';
 import { IdempotencyKeyError } from '../shared/errors';
 import { GRAPHQL_LIMITS } from './armor';

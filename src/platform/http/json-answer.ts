@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { sendKept } from './idempotency';
+import { sendKept } from '../idempotency/idempotency';
 
 /**
  * Answers `value` as JSON with `status`, the bytes and headers Express's `res.json` sends (no

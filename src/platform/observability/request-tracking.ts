@@ -160,7 +160,7 @@ export async function runOperationOfKind<T>(kind: string, run: () => Promise<T>)
 
 /**
  * What a transaction of a request holding an Idempotency-Key does beyond its work
- * (src/platform/http/idempotency.ts): it records, in itself, that it committed and what it
+ * (src/platform/idempotency/idempotency.ts): it records, in itself, that it committed and what it
  * answered, so a write that committed always leaves that mark, even when its answer is lost; and
  * on a retry after such a loss, a transaction that already committed answers its recorded
  * result instead of running again.

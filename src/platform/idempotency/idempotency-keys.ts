@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TransactionJournal } from '../observability/request-tracking';
 import { IdempotencyKeyError } from '../shared/errors';
-import { executeRows, type Row, selectRows } from './rows';
-import { DEAD_AFTER_MS, seenRecently } from './heartbeats';
+import { executeRows, type Row, selectRows } from '../sql/rows';
+import { DEAD_AFTER_MS, seenRecently } from '../sql/heartbeats';
 
 /**
  * The `idempotency_keys` table (migration 20261126191000): what a key's first request answered,
  * and while it runs, who runs it and what its transactions committed. The HTTP side is
- * src/platform/http/idempotency.ts.
+ * src/platform/idempotency/idempotency.ts.
  *
  * What a row keeps of an answer (its body, its transactions' results) is sealed (SecretBox),
  * bound to the row's scope and key: those answers hold access tokens, calendar feed URLs and

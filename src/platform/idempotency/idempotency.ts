@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { currentRequest } from '../observability/request-tracking';
 import { IdempotencyKeyError } from '../shared/errors';
-import type { ClaimOutcome, IdempotencyKeys, KeptAnswer, KeyClaim } from '../sql/idempotency-keys';
+import type { ClaimOutcome, IdempotencyKeys, KeptAnswer, KeyClaim } from './idempotency-keys';
 
 /**
  * Idempotency-Key (docs/rest-contract.md §8, draft-ietf-httpapi-idempotency-key-header) on every
