@@ -148,7 +148,7 @@ export async function mountGraphql(
     GRAPHQL_PATH,
     // Before the body is read: a caller refused at once costs next to nothing.
     ...(budget
-      ? [costGate(budget, (authorization) => tokenSubject(core.deps.tokens, authorization))]
+      ? [costGate(budget, (authorization) => tokenSubject(core.deps.tokens, authorization), logger)]
       : []),
     express.json({ limit: JSON_LIMIT }),
     // Off: not mounted at all, so requests pay nothing for the feature.

@@ -1,7 +1,9 @@
 import type { Request, RequestHandler } from 'express';
+import type { Logger } from 'pino';
 import { currentRequest } from '../observability/request-tracking';
 import { CostBudgetSpentError } from '../shared/errors';
 import { budgetHeaders, type CostBudget } from './cost-budget';
+import { formatError } from './format-error';
 
 /**
  * How long a caller refused at once waits for its 429. Answered at once, a client that sends again
@@ -20,7 +22,9 @@ const REFUSAL_DELAY_MS = 1_000;
 export function costGate(
   budget: CostBudget,
   subjectOf: (authorization: string | undefined) => Promise<string | null>,
+  logger: Logger,
 ): RequestHandler {
+  const format = formatError(logger);
   const payerOf = async (req: Request): Promise<string> =>
     (await subjectOf(req.headers.authorization)) ?? `ip ${req.ip ?? 'unknown'}`;
   return async (req, res, next) => {
@@ -34,10 +38,9 @@ export function costGate(
       next();
       return;
     }
-    const { message, extensions } = new CostBudgetSpentError(null, blocked);
-    // As Apollo answers a refusal: `http` (the status) is not the client's.
-    const shown = Object.fromEntries(Object.entries(extensions).filter(([key]) => key !== 'http'));
-    const body = JSON.stringify({ errors: [{ message, extensions: shown }] });
+    // Shaped as Apollo shapes the refusal it would answer (format-error.ts).
+    const refusal = new CostBudgetSpentError(null, blocked);
+    const body = JSON.stringify({ errors: [format(refusal.toJSON(), refusal)] });
     res.statusCode = 429;
     for (const [name, value] of budgetHeaders(blocked, true)) {
       res.setHeader(name, value);
