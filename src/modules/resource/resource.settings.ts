@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import { defineSettings } from '../../platform/settings/settings';
+import { wholeNumber } from '../../platform/settings/values';
 import { RESOURCE_LIMITS } from './resource.limits';
 
 // The resource settings. A leaf file (zod, the settings' own files and the limits): the
@@ -9,18 +9,12 @@ import { RESOURCE_LIMITS } from './resource.limits';
 export const resourceSettings = defineSettings({
   area: 'Rooms and resources',
   variables: {
-    RESOURCE_BOOKING_HORIZON_DAYS: z.coerce
-      .number()
-      .int()
-      .min(RESOURCE_LIMITS.bookingHorizonDays.min)
-      .max(RESOURCE_LIMITS.bookingHorizonDays.max)
-      .default(RESOURCE_LIMITS.bookingHorizonDays.default)
-      .meta({
-        description:
-          `days ahead a series books its rooms (${RESOURCE_LIMITS.bookingHorizonDays.min} to ` +
-          `${RESOURCE_LIMITS.bookingHorizonDays.max}; later ones are booked as time passes; ` +
-          'see [Rooms](availability.md#rooms))',
-      }),
+    RESOURCE_BOOKING_HORIZON_DAYS: wholeNumber(RESOURCE_LIMITS.bookingHorizonDays).meta({
+      description:
+        `days ahead a series books its rooms (${RESOURCE_LIMITS.bookingHorizonDays.min} to ` +
+        `${RESOURCE_LIMITS.bookingHorizonDays.max}; later ones are booked as time passes; ` +
+        'see [Rooms](availability.md#rooms))',
+    }),
   },
   configOf: (env): { resourceBookingHorizonDays: number } => ({
     /** How many days ahead a series' occurrences book its rooms and resources. */

@@ -1,14 +1,10 @@
 import { z } from 'zod';
 import { defineSettings } from '../../platform/settings/settings';
-import { flag, secondsList } from '../../platform/settings/values';
+import { flag, secondsList, wholeNumber } from '../../platform/settings/values';
 import { WEBHOOK_LIMITS } from './webhook.limits';
 
 // The webhook settings. A leaf file (zod, the settings' own files and the limits): the
 // configuration is read before tracing starts, when nothing else may load yet.
-
-/** A whole number from 1 to the bound's `max`; unset, its `default`. */
-const bounded = (bound: { default: number; max: number }) =>
-  z.coerce.number().int().min(1).max(bound.max).default(bound.default);
 
 /** WEBHOOK_SECRET_KEY: 32 bytes, base64. */
 const secretKey = z
@@ -56,15 +52,15 @@ export const webhookSettings = defineSettings({
       .meta({
         description: 'webhook events in a row that failed every attempt before it is disabled',
       }),
-    WEBHOOK_DISABLE_AFTER_HOURS: bounded(WEBHOOK_LIMITS.disableAfterHours).meta({
+    WEBHOOK_DISABLE_AFTER_HOURS: wholeNumber(WEBHOOK_LIMITS.disableAfterHours).meta({
       description: 'hours of failed attempts, no success between, before an endpoint is disabled',
     }),
-    WEBHOOK_CONCURRENCY_PER_ENDPOINT: bounded(WEBHOOK_LIMITS.concurrencyPerEndpoint).meta({
+    WEBHOOK_CONCURRENCY_PER_ENDPOINT: wholeNumber(WEBHOOK_LIMITS.concurrencyPerEndpoint).meta({
       description:
         `attempts of one endpoint under way at once, 1 to ` +
         `${WEBHOOK_LIMITS.concurrencyPerEndpoint.max} (its lanes; 1: in commit order)`,
     }),
-    WEBHOOK_MAX_BACKLOG: bounded(WEBHOOK_LIMITS.maxBacklog).meta({
+    WEBHOOK_MAX_BACKLOG: wholeNumber(WEBHOOK_LIMITS.maxBacklog).meta({
       description:
         'undelivered deliveries past which an endpoint is disabled, its deliveries kept ' +
         '([backlog](webhooks.md#backlog))',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineSettings } from '../settings/settings';
+import { wholeNumber } from '../settings/values';
 
 // The settings of operations' cost. A leaf file (zod and the settings' own files): the
 // configuration is read before tracing starts, when nothing else may load yet.
@@ -33,16 +34,10 @@ export const costSettings = defineSettings({
   area: 'GraphQL cost',
   about: 'The API guide explains [cost and budgets](api.md#cost-and-a-budget-per-caller).',
   variables: {
-    MAX_QUERY_COST: z.coerce
-      .number()
-      .int()
-      .min(COST_LIMITS.maxQueryCost.min)
-      .max(COST_LIMITS.maxQueryCost.max)
-      .default(COST_LIMITS.maxQueryCost.default)
-      .meta({
-        description:
-          'the most one operation may cost, in records read; above it, refused before it runs',
-      }),
+    MAX_QUERY_COST: wholeNumber(COST_LIMITS.maxQueryCost).meta({
+      description:
+        'the most one operation may cost, in records read; above it, refused before it runs',
+    }),
     COST_BUDGET_PER_MINUTE: z.coerce
       .number()
       .int()

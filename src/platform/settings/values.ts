@@ -12,6 +12,19 @@ export const optionalUrl = () =>
     .pipe(z.url().optional())
     .optional();
 
+/**
+ * A whole number within a limit's bounds (`min`, default 1, to `max`); unset, its `default`.
+ * For a variable whose bounds a limits object states (the column, the validators and the
+ * reference read the same numbers).
+ */
+export const wholeNumber = (bounds: { min?: number; max: number; default: number }) =>
+  z.coerce
+    .number()
+    .int()
+    .min(bounds.min ?? 1)
+    .max(bounds.max)
+    .default(bounds.default);
+
 /** A yes or no: `true`, `1`, `yes` or `false`, `0`, `no`. */
 export const flag = () =>
   z
