@@ -170,6 +170,20 @@ describe('webhook endpoints', () => {
         )[0]?.n,
       );
     expect(await queues()).toBe(1);
+    // The delivery is marked delivered inside its job, which completes (leaves its lane, unlocks
+    // it) just after: the prune drops idle lanes once, so it starts when that lane is idle.
+    const busyLanes = async () =>
+      Number(
+        (
+          await connection.execute<Array<{ n: string }>>(
+            `select count(*) as "n" from "graphile_worker"."_private_job_queues" q ` +
+              `where q."queue_name" like ? and (q."locked_at" is not null or exists ` +
+              `(select 1 from "graphile_worker"."_private_jobs" j where j."job_queue_id" = q."id"))`,
+            [`webhook:${endpoint.id}:%`],
+          )
+        )[0]?.n,
+      );
+    expect(await eventually(busyLanes, (n) => n === 0)).toBe(0);
     await connection.execute(`select "graphile_worker".add_job('webhook_prune')`);
     const left = await eventually(
       async () =>
