@@ -65,9 +65,16 @@ const challenge = { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authen
 const replayed = { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } };
 const retryAfter = { 'Retry-After': { $ref: '#/components/headers/Retry-After' } };
 const noStore = { 'Cache-Control': { schema: { type: 'string', enum: ['no-store'] } } };
+const tagged = { ETag: { $ref: '#/components/headers/ETag' } };
 
 /** Responses many routes share, referenced from components. */
 export const sharedResponses: Record<string, JsonObject> = {
+  NotModified: {
+    description:
+      "The If-None-Match header names the current answer's ETag: nothing it shows has changed. " +
+      'No body.',
+    headers: tagged,
+  },
   Unauthorized: coded('No bearer token, or a bad one', ['NOT_AUTHENTICATED', 'INVALID_TOKEN'], {
     ...challenge,
   }),
@@ -153,9 +160,11 @@ export function responsesOf(
   inputs: readonly ClientInput[],
 ): Record<string, JsonObject> {
   const keyed = route.method === 'post';
+  const read = route.method === 'get';
   const success: JsonObject = {
     description: route.response.description,
     ...(keyed ? { headers: replayed } : {}),
+    ...(read ? { headers: tagged } : {}),
     content: json(route.response.schema as JsonObject),
   };
   const hasBody = route.body !== 'none';
@@ -184,6 +193,9 @@ export function responsesOf(
   }
   const own = (operationName && failures[operationName]) || {};
   const responses: Record<string, JsonObject> = { [route.response.status]: success };
+  if (read) {
+    responses['304'] = responseRef('NotModified');
+  }
   if (hasBody || keyed) {
     responses['400'] = responseRef(hasBody ? 'MalformedBody' : 'MalformedKey');
   }
@@ -222,6 +234,12 @@ export const sharedHeaders: Record<string, JsonObject> = {
       'from a write that committed while its first answer was lost); absent otherwise.',
     schema: { type: 'string', enum: ['true'] },
   },
+  ETag: {
+    description:
+      'The strong entity tag of the answer (RFC 9110 §8.8.3): it changes whenever anything the ' +
+      'answer shows changes. Send it back in If-None-Match to be answered 304 while it holds.',
+    schema: { type: 'string', pattern: '^"[A-Za-z0-9_-]{27}"$' },
+  },
   'Retry-After': {
     description: 'Seconds to wait before trying again.',
     schema: { type: 'integer', minimum: 0 },
@@ -235,10 +253,19 @@ export const sharedHeaders: Record<string, JsonObject> = {
 };
 
 /**
- * The Idempotency-Key header every POST takes (docs/rest-contract.md §8), referenced from
- * components.
+ * The request headers routes take, referenced from components: If-None-Match on every GET, the
+ * Idempotency-Key header on every POST (docs/rest-contract.md §8).
  */
 export const sharedParameters: Record<string, JsonObject> = {
+  IfNoneMatch: {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description:
+      'ETags of answers the client holds (RFC 9110 §13.1.2), or `*`: when one names the current ' +
+      'answer, it is answered 304 without a body. A client that sends none sees no change.',
+    schema: { type: 'string' },
+  },
   IdempotencyKey: {
     name: 'Idempotency-Key',
     in: 'header',

@@ -281,6 +281,7 @@ function routeOperation(
     ...inputs.path.map((input) => parameter(input, 'path')),
     ...inputs.query.map((input) => parameter(input, 'query')),
     ...(route.method === 'post' ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+    ...(route.method === 'get' ? [{ $ref: '#/components/parameters/IfNoneMatch' }] : []),
   ];
   const description =
     primary !== route

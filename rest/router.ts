@@ -10,7 +10,7 @@ import {
 } from '../src/platform/graphql/argument-rules';
 import { HttpRequestError, notFound, sendHttpError } from '../src/platform/http/http-errors';
 import { type Idempotency, keepRawBody } from '../src/platform/idempotency/idempotency';
-import { sendJson } from '../src/platform/http/json-answer';
+import { sendJson, sendRead } from '../src/platform/http/json-answer';
 import {
   currentRequest,
   READ_AFTER_HEADER,
@@ -213,11 +213,13 @@ function handle(route: RouteSpec, executor: Executor): RequestHandler {
         res.set('Cache-Control', 'no-store');
       }
       const { status, message } = route.response;
-      sendJson(
-        res,
-        status,
-        message !== undefined ? { message } : valueAt(result.data, operation.bodyPath),
-      );
+      const body = message !== undefined ? { message } : valueAt(result.data, operation.bodyPath);
+      // A read answers with its ETag, and 304 to a client that holds it.
+      if (kind === 'query' && route.method === 'get') {
+        sendRead(req, res, status, body);
+      } else {
+        sendJson(res, status, body);
+      }
     } catch (error) {
       sendHttpError(res, error, style, executor.logger);
     }

@@ -56,11 +56,12 @@ describe('the README tour on REST, with curl', () => {
   beforeAll(async () => {
     t = await startTestApp();
     dir = await mkdtemp(join(tmpdir(), 'tour-'));
-    const [tour, idempotent] = EXECUTED_SH_SECTIONS.map(({ file, heading }) =>
+    const [tour, idempotent, conditional] = EXECUTED_SH_SECTIONS.map(({ file, heading }) =>
       shellOf(section(readDoc(file), heading)),
-    ) as [string[], string[]];
+    ) as [string[], string[], string[]];
     expect(tour).toHaveLength(3);
     expect(idempotent).toHaveLength(1);
+    expect(conditional).toHaveLength(1);
     const script = [
       ...tour,
       'echo "MEETING_ID=$MEETING_ID"',
@@ -68,6 +69,9 @@ describe('the README tour on REST, with curl', () => {
       idempotent[0],
       'echo; echo "--- again"',
       idempotent[0],
+      'echo; echo "--- conditional"',
+      conditional[0],
+      'echo; echo "ETAG=$ETAG"',
     ]
       .join('\n')
       .replaceAll(DOCS_BASE, t.url);
@@ -114,8 +118,16 @@ describe('the README tour on REST, with curl', () => {
     ]);
   });
 
+  it('answers the conditional read example 304, with the tag the first read gave', () => {
+    const [, conditional = ''] = out.split(/^--- conditional$/m);
+    const etag = /^ETAG=("[A-Za-z0-9_-]{27}")$/m.exec(conditional)?.[1];
+    expect(etag).toBeDefined();
+    expect(conditional).toMatch(/^HTTP\/1\.1 304 Not Modified/m);
+    expect(conditional.toLowerCase()).toContain(`etag: ${etag ?? ''}`.toLowerCase());
+  });
+
   it('answers the Idempotency-Key example again, replayed, without a second meeting', async () => {
-    const [, first = '', again = ''] = out.split(/^--- (?:first|again)$/m);
+    const [, first = '', again = ''] = out.split(/^--- (?:first|again|conditional)$/m);
     const bodyOf = (answer: string) =>
       answer
         .split(/\r?\n\r?\n/)

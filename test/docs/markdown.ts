@@ -120,4 +120,5 @@ export function anchors(text: string): Set<string> {
 export const EXECUTED_SH_SECTIONS: readonly { file: string; heading: string }[] = [
   { file: 'README.md', heading: 'On REST, with curl' },
   { file: 'docs/api.md', heading: 'Retries: `Idempotency-Key`' },
+  { file: 'docs/api.md', heading: 'Conditional reads: `ETag` and `If-None-Match`' },
 ];

@@ -198,6 +198,7 @@ describe('OpenAPI document of the REST facade', () => {
         required: false,
         schema: expect.objectContaining({ type: 'integer', minimum: 1, maximum: 100, default: 20 }),
       }),
+      { $ref: '#/components/parameters/IfNoneMatch' },
     ]);
     expect(document.paths['/follow/following']?.get?.parameters).toEqual([
       expect.objectContaining({ name: 'skip', schema: expect.objectContaining({ default: 0 }) }),
@@ -205,6 +206,7 @@ describe('OpenAPI document of the REST facade', () => {
         name: 'limit',
         schema: expect.not.objectContaining({ default: expect.anything() }),
       }),
+      { $ref: '#/components/parameters/IfNoneMatch' },
     ]);
     expect(document.paths['/meeting/{meeting_id}']?.get?.parameters).toEqual([
       expect.objectContaining({
@@ -213,7 +215,18 @@ describe('OpenAPI document of the REST facade', () => {
         required: true,
         schema: expect.objectContaining({ type: 'string', format: 'uuid' }),
       }),
+      { $ref: '#/components/parameters/IfNoneMatch' },
     ]);
+    // Every read takes If-None-Match and answers its ETag, or 304.
+    for (const [path, item] of Object.entries(document.paths)) {
+      const read = (item as Record<string, { responses: Record<string, unknown> }>)['get'];
+      if (read && !path.startsWith('/health')) {
+        expect(Object.keys(read.responses)).toContain('304');
+        expect(read.responses['200']).toMatchObject({
+          headers: { ETag: { $ref: '#/components/headers/ETag' } },
+        });
+      }
+    }
     expect(document.components.schemas['CreateMeetingBody']).toMatchObject({
       required: ['meeting', 'participants'],
       properties: {

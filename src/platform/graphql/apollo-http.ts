@@ -2,6 +2,7 @@ import type { ApolloServer, BaseContext, HTTPGraphQLRequest } from '@apollo/serv
 import { HeaderMap } from '@apollo/server';
 import type { Request, RequestHandler, Response } from 'express';
 import { holdsKey, sendKept } from '../idempotency/idempotency';
+import { notModified, strongTag } from '../http/conditional-get';
 import { nameRoute } from '../observability/request-tracking';
 
 /** What a GET of the endpoint may name an operation with (GraphQL over HTTP, APQ, documentId). */
@@ -95,6 +96,18 @@ export function apolloHandler<Context extends BaseContext>(
     res.statusCode = response.status ?? 200;
     if (response.body.kind === 'complete') {
       const { string } = response.body;
+      // A query sent by GET (a trusted or persisted document, or a GET the CSRF rules let
+      // through) answers with its ETag, and 304 to a client that holds it.
+      if (req.method === 'GET' && res.statusCode === 200) {
+        const etag = strongTag(string);
+        res.setHeader('ETag', etag);
+        if (notModified(req.headers['if-none-match'], etag)) {
+          res.statusCode = 304;
+          res.removeHeader('content-type');
+          res.end();
+          return;
+        }
+      }
       res.setHeader('content-length', Buffer.byteLength(string));
       sendKept(res, string, () => res.end(string));
       return;

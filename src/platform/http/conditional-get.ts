@@ -1,3 +1,5 @@
+import { hash } from 'node:crypto';
+
 /**
  * Whether a GET may be answered 304 Not Modified: the request's If-None-Match names the current
  * representation's entity tag, by weak comparison (RFC 9110 §13.1.2), or is `*`.
@@ -9,4 +11,12 @@ export function notModified(ifNoneMatch: string | undefined, etag: string): bool
   const opaque = (tag: string): string => tag.trim().replace(/^W\//, '');
   const current = opaque(etag);
   return ifNoneMatch.split(',').some((tag) => tag.trim() === '*' || opaque(tag) === current);
+}
+
+/**
+ * The strong entity tag of an answer's bytes (RFC 9110 §8.8.3): two answers share it only when
+ * they are the same bytes. SHA-1 (as a fingerprint, not a signature), 27 characters.
+ */
+export function strongTag(body: string): string {
+  return `"${hash('sha1', body, 'base64url')}"`;
 }

@@ -1,5 +1,18 @@
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { sendKept } from '../idempotency/idempotency';
+import { notModified, strongTag } from './conditional-get';
+
+/** JSON's text of `value`; undefined for a value JSON has none for (res.json then sends no body). */
+const jsonText = (value: unknown): string | undefined =>
+  value === undefined ? undefined : JSON.stringify(value);
+
+function sendJsonText(res: Response, status: number, text: string): void {
+  res.status(status);
+  if (!res.get('Content-Type')) {
+    res.set('Content-Type', 'application/json; charset=utf-8');
+  }
+  sendKept(res, text, () => res.send(text));
+}
 
 /**
  * Answers `value` as JSON with `status`, the bytes and headers Express's `res.json` sends (no
@@ -7,15 +20,30 @@ import { sendKept } from '../idempotency/idempotency';
  * Idempotency-Key has its answer kept before it is sent.
  */
 export function sendJson(res: Response, status: number, value: unknown): void {
-  res.status(status);
-  // What res.json sends for a value JSON has no text for (undefined): no body at all.
-  const text: string | undefined = value === undefined ? undefined : JSON.stringify(value);
+  const text = jsonText(value);
   if (text === undefined) {
+    res.status(status);
     sendKept(res, '', () => res.json(value));
     return;
   }
-  if (!res.get('Content-Type')) {
-    res.set('Content-Type', 'application/json; charset=utf-8');
+  sendJsonText(res, status, text);
+}
+
+/**
+ * Answers a read as sendJson does, with the strong ETag of its bytes; 304 and no body when the
+ * request's If-None-Match names it (a client that sends none gets the same bytes as before).
+ */
+export function sendRead(req: Request, res: Response, status: number, value: unknown): void {
+  const text = jsonText(value);
+  if (text === undefined) {
+    sendJson(res, status, value);
+    return;
   }
-  sendKept(res, text, () => res.send(text));
+  const etag = strongTag(text);
+  res.setHeader('ETag', etag);
+  if (notModified(req.headers['if-none-match'], etag)) {
+    res.status(304).end();
+    return;
+  }
+  sendJsonText(res, status, text);
 }
