@@ -59,6 +59,6 @@ EXPOSE 8000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
     CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8000) + '/health/readiness', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.status === 204 ? 0 : 1), () => process.exit(1))"]
 
-# node runs with the flags of package.json's config.nodeFlags (as `npm start` does), and `exec`
+# node runs with the flags of package.json's nodeFlags (as `npm start` does), and `exec`
 # makes it PID 1, so it receives SIGTERM itself (graceful shutdown in src/main.ts).
-CMD ["sh", "-c", "exec node $(node -p \"require('./package.json').config.nodeFlags\") dist/src/main.js"]
+CMD ["sh", "-c", "exec node $(node -p \"require('./package.json').nodeFlags\") dist/src/main.js"]

@@ -8,13 +8,13 @@ export const ROOT = resolve(__dirname, '../../..');
 export const RESULTS = join(ROOT, 'bench', 'results');
 
 /**
- * The Node flags the service runs with in production (package.json `config.nodeFlags`, which
+ * The Node flags the service runs with in production (package.json `nodeFlags`, which
  * `npm start` and the Docker image read too): every harness starts it the same way. `root` is the
  * repository's (tests run this file from its source, not from dist/).
  */
 export function serviceNodeFlags(root = ROOT): string[] {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-    config: { nodeFlags: string };
+    nodeFlags: string;
   };
-  return pkg.config.nodeFlags.split(' ').filter(Boolean);
+  return pkg.nodeFlags.split(' ').filter(Boolean);
 }
