@@ -10,7 +10,8 @@ import {
 } from '../src/platform/graphql/argument-rules';
 import { HttpRequestError, notFound, sendHttpError } from '../src/platform/http/http-errors';
 import { type Idempotency, keepRawBody } from '../src/platform/idempotency/idempotency';
-import { sendJson, sendRead } from '../src/platform/http/json-answer';
+import { readAnswer, sendJson, sendRead } from '../src/platform/http/json-answer';
+import { AnswerCache } from '../src/platform/answer-cache/answer-cache';
 import {
   currentRequest,
   READ_AFTER_HEADER,
@@ -84,6 +85,8 @@ interface Executor {
   operations: ReadonlyMap<string, PreparedOperation>;
   /** With read replicas: the write position a write answers with (`X-Read-After`). */
   positionAfterWrite?: (() => Promise<string | null>) | undefined;
+  /** Whole answers to reads, kept until a write (RESPONSE_CACHE); null: every read runs. */
+  answers: AnswerCache | null;
 }
 
 /**
@@ -199,9 +202,28 @@ function handle(route: RouteSpec, executor: Executor): RequestHandler {
       }
       // The caller is checked here, once: by the resolvers' @Authorized.
       const kind = operation.definition.operation;
-      const result = await runOperationOfKind(kind, () =>
-        operation.run(context, gathered.variables),
-      );
+      const read = kind === 'query' && route.method === 'get';
+      const { answers } = executor;
+      // A read is answered from the cache when it can be: the caller (as the token's user reads
+      // now) and the variables are its key.
+      const key =
+        answers && read
+          ? AnswerCache.keyOf(
+              'rest',
+              route.path,
+              JSON.stringify(context.auth),
+              JSON.stringify(gathered.variables),
+            )
+          : null;
+      const kept = key === null ? undefined : answers?.get(key);
+      if (kept) {
+        sendRead(req, res, route.response.status, { text: kept.body, etag: kept.etag });
+        return;
+      }
+      const run = () => runOperationOfKind(kind, () => operation.run(context, gathered.variables));
+      const { value: result, recording } = answers
+        ? await answers.run(run)
+        : { value: await run(), recording: null };
       if (result.errors?.[0] || !result.data) {
         throw clientFailure(result.errors?.[0], operation, route);
       }
@@ -215,8 +237,13 @@ function handle(route: RouteSpec, executor: Executor): RequestHandler {
       const { status, message } = route.response;
       const body = message !== undefined ? { message } : valueAt(result.data, operation.bodyPath);
       // A read answers with its ETag, and 304 to a client that holds it.
-      if (kind === 'query' && route.method === 'get') {
-        sendRead(req, res, status, body);
+      const answer = read ? readAnswer(body) : undefined;
+      if (answer) {
+        if (key !== null && recording) {
+          recording.keepable = true;
+          answers?.keep(key, answer.text, answer.etag, recording);
+        }
+        sendRead(req, res, status, answer);
       } else {
         sendJson(res, status, body);
       }
@@ -254,8 +281,14 @@ export function restRouter(options: {
   idempotency?: Idempotency;
   /** With read replicas: the write position a write answers with (`X-Read-After`). */
   positionAfterWrite?: (() => Promise<string | null>) | undefined;
+  /** Whole answers to reads, kept until a write (RESPONSE_CACHE). */
+  answers?: AnswerCache | null;
 }): RequestHandler {
-  const executor: Executor = { ...options, operations: loadOperations(options.schema) };
+  const executor: Executor = {
+    ...options,
+    answers: options.answers ?? null,
+    operations: loadOperations(options.schema),
+  };
   const routes = [...(options.routes ?? declaredRoutes)].sort(bySpecificity);
   checkRoutes(routes, executor);
   const index = routeIndex(

@@ -13,10 +13,12 @@ import { startIdempotency } from './platform/idempotency/idempotency-keeping';
 import { scrub } from './platform/observability/log-safety';
 import { openLimiterRedis } from './platform/redis/redis-limiter-client';
 import { QueryCounter } from './platform/observability/request-tracking';
+import { AnswerCache, observeStatement } from './platform/answer-cache/answer-cache';
 import { type DatabaseGuard, guardDatabase } from './platform/postgres/database-guard';
 import { startInstanceHeartbeat } from './platform/sql/heartbeats';
 import { type Database, openDatabase } from './platform/postgres/orm';
 import type { CreateAppOptions } from './app-options';
+import type { Config } from './app-config';
 import { type AppDependencies, createSchema, moduleDependencies } from './context';
 import { dataModel } from './data-model';
 
@@ -36,6 +38,8 @@ export interface AppCore {
    * client, whose outage is logged once. Closed with the instance.
    */
   limiterRedis: Redis | null;
+  /** Whole answers to reads, kept until a write (RESPONSE_CACHE); null when off. */
+  answers: AnswerCache | null;
   /** Stops pruning idempotency keys and saying the instance is alive. */
   stopBackground(): Promise<void>;
 }
@@ -97,6 +101,7 @@ export async function openCore(options: CreateAppOptions, logger: Logger): Promi
     logger,
   });
   const { idempotency } = keeping;
+  const answers = answerCacheOf(config, database, queries, logger);
   const stopBackground = async (): Promise<void> => {
     keeping.stop();
     await heartbeat.stop();
@@ -111,6 +116,32 @@ export async function openCore(options: CreateAppOptions, logger: Logger): Promi
     schema,
     idempotency,
     limiterRedis,
+    answers,
     stopBackground,
   };
+}
+
+/**
+ * The answer cache when RESPONSE_CACHE is on: it sees every statement (what each request reads
+ * and writes). Not with read replicas: a replica behind the primary could answer a read made
+ * after the primary's notice of a write with the state before it, and that answer would be kept.
+ */
+function answerCacheOf(
+  config: Config,
+  database: Database,
+  queries: QueryCounter,
+  logger: Logger,
+): AnswerCache | null {
+  if (!config.answerCache) {
+    return null;
+  }
+  if (database.reads) {
+    logger.warn(
+      { component: 'answer-cache' },
+      'RESPONSE_CACHE is on but DATABASE_READ_URLS is set: answers are not kept with read replicas',
+    );
+    return null;
+  }
+  queries.observer = observeStatement;
+  return new AnswerCache(config.answerCache.maxBytes);
 }

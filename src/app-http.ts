@@ -142,6 +142,7 @@ export async function mountGraphql(
       metrics: frame.metrics?.queryCost() ?? null,
     },
     positionAfterWrite: core.database.reads?.positionAfterWrite.bind(core.database.reads),
+    answerCache: core.answers !== null,
   });
   await apollo.start();
   frame.app.use(
@@ -154,11 +155,14 @@ export async function mountGraphql(
     // Off: not mounted at all, so requests pay nothing for the feature.
     ...(trusted ? [trustedDocumentsGuard(trusted, logger)] : []),
     graphqlIdempotency(core.idempotency, logger, trusted, GRAPHQL_PATH),
-    apolloHandler(apollo, (req) =>
-      createContext(core.deps, {
-        authorization: req.headers.authorization,
-        ip: req.ip ?? 'unknown',
-      }),
+    apolloHandler(
+      apollo,
+      (req) =>
+        createContext(core.deps, {
+          authorization: req.headers.authorization,
+          ip: req.ip ?? 'unknown',
+        }),
+      core.answers,
     ),
   );
   return apollo;

@@ -30,6 +30,7 @@ export function startChanges(
     metrics: frame.metrics?.live ?? null,
     noticeOf: liveEvents.noticeOf,
     topicsOf: liveEvents.topicsOf,
+    tables: core.answers ?? undefined,
     // Every instance prunes: the statement is idempotent, and cheap when there is nothing to do.
     prune: {
       everyMs: CHANGE_LOG_PRUNE_EVERY_MS,

@@ -70,6 +70,7 @@ export async function createApp(options: CreateAppOptions): Promise<AppInstance>
       logger,
       idempotency: core.idempotency,
       positionAfterWrite: core.database.reads?.positionAfterWrite.bind(core.database.reads),
+      answers: core.answers,
     }),
   );
   frame.app.use(notFound);

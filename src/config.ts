@@ -1,3 +1,4 @@
+import { answerCacheSettings } from './platform/answer-cache/answer-cache.settings';
 import { authSettings, rateLimitSettings } from './platform/auth/auth.settings';
 import type { ModuleDescriptor, SettingsOf } from './platform/composition/module';
 import { costSettings } from './platform/graphql/cost.settings';
@@ -32,6 +33,7 @@ export const PLATFORM_SETTINGS = [
   graphqlSettings,
   costSettings,
   liveSettings,
+  answerCacheSettings,
 ] as const;
 
 type PlatformSettings = (typeof PLATFORM_SETTINGS)[number];

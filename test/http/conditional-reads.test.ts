@@ -10,8 +10,8 @@ const APPROVE = `mutation ($id: UUID!) { approveMeeting(input: { meetingId: $id 
  * with a strong ETag of what it shows; a client that sends it back in If-None-Match is answered
  * 304 without a body while nothing it shows has changed, and the new answer once something has.
  */
-describe('conditional reads', () => {
-  const t = useTestApp();
+describe.each(['off', 'on'])('conditional reads (RESPONSE_CACHE=%s)', (cache) => {
+  const t = useTestApp({ RESPONSE_CACHE: cache });
   let owner: SeededUser;
   let guest: SeededUser;
   let meetingId: string;

@@ -1,3 +1,4 @@
+import { answerReadsClock } from '../../platform/answer-cache/answer-cache';
 import DataLoader from 'dataloader';
 import { ValidationFailedError } from '../../platform/shared/errors';
 import { DAY_MS, mergeSpans, type TimeSpan } from '../../platform/shared/time-zone';
@@ -139,6 +140,8 @@ export class AvailabilityService {
       }
       return spans;
     };
+    // Slots in the past are not suggested: the answer changes as time passes.
+    answerReadsClock();
     return suggestSlots(
       {
         from: input.from,
@@ -231,6 +234,8 @@ export class AvailabilityService {
       const [only] = occurrencesOf(meeting, [], new Date(0), new Date(8.64e15), 1);
       return only ?? null;
     }
+    // The next occurrence from now: the answer changes as time passes.
+    answerReadsClock();
     const now = new Date();
     const later = new Date(now.getTime() + OCCURRENCE_LIMITS.windowDays * DAY_MS);
     return (

@@ -1,7 +1,14 @@
-import type { ApolloServer, BaseContext, HTTPGraphQLRequest } from '@apollo/server';
+import type {
+  ApolloServer,
+  BaseContext,
+  HTTPGraphQLRequest,
+  HTTPGraphQLResponse,
+} from '@apollo/server';
 import { HeaderMap } from '@apollo/server';
 import type { Request, RequestHandler, Response } from 'express';
 import { holdsKey, sendKept } from '../idempotency/idempotency';
+import { AnswerCache } from '../answer-cache/answer-cache';
+import type { AuthContext } from '../auth/tokens';
 import { notModified, strongTag } from '../http/conditional-get';
 import { nameRoute } from '../observability/request-tracking';
 
@@ -54,11 +61,13 @@ function signpost(req: Request, res: Response): void {
  * 0.93-1.02x), req/s 1.03-1.04x: a small gain, inside the noise by the bench's own reading.
  * The JSON body must have been read before (express.json).
  */
-export function apolloHandler<Context extends BaseContext>(
+export function apolloHandler<Context extends AuthContext>(
   server: ApolloServer<Context>,
   context: (req: Request) => Promise<Context>,
+  answers: AnswerCache | null = null,
 ): RequestHandler {
   server.assertStarted('apolloHandler()');
+  const execute = executor(server);
   return async (req, res) => {
     const headers = new HeaderMap();
     for (const name in req.headers) {
@@ -80,53 +89,92 @@ export function apolloHandler<Context extends BaseContext>(
       search,
       body: req.body as unknown,
     };
-    const response = await server.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: request,
-      context: () => context(req),
-    });
-    // An operation has named the request already; what runs none is the IDE page, or a refusal.
-    nameRoute(
-      response.headers.get('content-type')?.startsWith('text/html')
-        ? `${req.baseUrl} (IDE)`
-        : req.baseUrl,
+    if (!answers) {
+      await answer(req, res, await execute(request, context(req)));
+      return;
+    }
+    // With the answer cache: the caller (as the token's user reads now) is known first, then
+    // the question is looked up; what the operation writes is dropped once it is done.
+    const made = context(req);
+    const key = AnswerCache.keyOf(
+      'graphql',
+      JSON.stringify((await made).auth),
+      req.headers.accept ?? '',
+      req.method === 'GET' ? search : JSON.stringify(req.body),
     );
-    for (const [name, value] of response.headers) {
-      res.setHeader(name, value);
-    }
-    res.statusCode = response.status ?? 200;
-    if (response.body.kind === 'complete') {
-      const { string } = response.body;
-      // A query sent by GET (a trusted or persisted document, or a GET the CSRF rules let
-      // through) answers with its ETag, and 304 to a client that holds it.
-      if (req.method === 'GET' && res.statusCode === 200) {
-        const etag = strongTag(string);
-        res.setHeader('ETag', etag);
-        if (notModified(req.headers['if-none-match'], etag)) {
-          res.statusCode = 304;
-          res.removeHeader('content-type');
-          res.end();
-          return;
-        }
-      }
-      res.setHeader('content-length', Buffer.byteLength(string));
-      sendKept(res, string, () => res.end(string));
+    const kept = answers.get(key);
+    if (kept) {
+      nameRoute(req.baseUrl);
+      res.setHeader('content-type', kept.type);
+      sendComplete(req, res, kept.body, kept.etag);
       return;
     }
-    if (holdsKey(res)) {
-      // A keyed answer is kept whole before any of it is sent.
-      let whole = '';
-      for await (const chunk of response.body.asyncIterator) {
-        whole += chunk;
+    const { value: response, recording } = await answers.run(() => execute(request, made));
+    if (response.body.kind === 'complete' && (response.status ?? 200) === 200) {
+      const type = response.headers.get('content-type');
+      if (type) {
+        answers.keep(key, response.body.string, strongTag(response.body.string), recording, type);
       }
-      sendKept(res, whole, () => res.end(whole));
-      return;
     }
-    // Incremental delivery (@defer): each part as it comes, through compression's flush.
-    const flushing = res as typeof res & { flush?: () => void };
-    for await (const chunk of response.body.asyncIterator) {
-      res.write(chunk);
-      flushing.flush?.();
-    }
-    res.end();
+    await answer(req, res, response);
   };
+}
+
+/** Runs a request through Apollo with the context given. */
+function executor<Context extends BaseContext>(server: ApolloServer<Context>) {
+  return (request: HTTPGraphQLRequest, context: Promise<Context>) =>
+    server.executeHTTPGraphQLRequest({ httpGraphQLRequest: request, context: () => context });
+}
+
+/**
+ * A complete answer's bytes: a query sent by GET (a trusted or persisted document, or a GET the
+ * CSRF rules let through) with its ETag, and 304 to a client that holds it.
+ */
+function sendComplete(req: Request, res: Response, body: string, etag?: string): void {
+  if (req.method === 'GET' && res.statusCode === 200) {
+    const tag = etag ?? strongTag(body);
+    res.setHeader('ETag', tag);
+    if (notModified(req.headers['if-none-match'], tag)) {
+      res.statusCode = 304;
+      res.removeHeader('content-type');
+      res.end();
+      return;
+    }
+  }
+  res.setHeader('content-length', Buffer.byteLength(body));
+  sendKept(res, body, () => res.end(body));
+}
+
+/** Sends Apollo's answer. */
+async function answer(req: Request, res: Response, response: HTTPGraphQLResponse): Promise<void> {
+  // An operation has named the request already; what runs none is the IDE page, or a refusal.
+  nameRoute(
+    response.headers.get('content-type')?.startsWith('text/html')
+      ? `${req.baseUrl} (IDE)`
+      : req.baseUrl,
+  );
+  for (const [name, value] of response.headers) {
+    res.setHeader(name, value);
+  }
+  res.statusCode = response.status ?? 200;
+  if (response.body.kind === 'complete') {
+    sendComplete(req, res, response.body.string);
+    return;
+  }
+  if (holdsKey(res)) {
+    // A keyed answer is kept whole before any of it is sent.
+    let whole = '';
+    for await (const chunk of response.body.asyncIterator) {
+      whole += chunk;
+    }
+    sendKept(res, whole, () => res.end(whole));
+    return;
+  }
+  // Incremental delivery (@defer): each part as it comes, through compression's flush.
+  const flushing = res as typeof res & { flush?: () => void };
+  for await (const chunk of response.body.asyncIterator) {
+    res.write(chunk);
+    flushing.flush?.();
+  }
+  res.end();
 }

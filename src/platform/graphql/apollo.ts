@@ -15,6 +15,7 @@ import type { CostBudget } from './cost-budget';
 import { operationCostPlugin } from './operation-cost';
 import type { CostMetrics } from '../observability/metrics';
 import { readAfterPlugin } from './read-after';
+import { answerCachePlugin } from '../answer-cache/answer-cache-plugin';
 import { subscriptionsOverWebSocketPlugin } from './subscriptions-over-websocket';
 import type { TrustedDocuments } from './trusted-documents';
 
@@ -34,6 +35,8 @@ export function createApolloServer(options: {
   cost: { maxCost: number; budget: CostBudget | null; metrics: CostMetrics | null };
   /** With read replicas: the write position a mutation answers with (see readAfterPlugin). */
   positionAfterWrite?: (() => Promise<string | null>) | undefined;
+  /** With the answer cache: answers are marked keepable (see answerCachePlugin). */
+  answerCache?: boolean;
 }): ApolloServer<AuthContext> {
   const armor = graphqlArmor();
   return new ApolloServer<AuthContext>({
@@ -62,6 +65,7 @@ export function createApolloServer(options: {
       graphiqlLandingPage(options.ideHtml),
       operationLabelPlugin(GRAPHQL_PATH),
       ...(options.positionAfterWrite ? [readAfterPlugin(options.positionAfterWrite)] : []),
+      ...(options.answerCache ? [answerCachePlugin()] : []),
     ],
   });
 }

@@ -29,21 +29,27 @@ export function sendJson(res: Response, status: number, value: unknown): void {
   sendJsonText(res, status, text);
 }
 
+/** A read's answer as sent: its JSON text and the strong ETag of it. */
+export interface ReadAnswer {
+  text: string;
+  etag: string;
+}
+
+/** The answer to a read of `value`; undefined for a value JSON has no text for. */
+export function readAnswer(value: unknown): ReadAnswer | undefined {
+  const text = jsonText(value);
+  return text === undefined ? undefined : { text, etag: strongTag(text) };
+}
+
 /**
  * Answers a read as sendJson does, with the strong ETag of its bytes; 304 and no body when the
  * request's If-None-Match names it (a client that sends none gets the same bytes as before).
  */
-export function sendRead(req: Request, res: Response, status: number, value: unknown): void {
-  const text = jsonText(value);
-  if (text === undefined) {
-    sendJson(res, status, value);
-    return;
-  }
-  const etag = strongTag(text);
-  res.setHeader('ETag', etag);
-  if (notModified(req.headers['if-none-match'], etag)) {
+export function sendRead(req: Request, res: Response, status: number, answer: ReadAnswer): void {
+  res.setHeader('ETag', answer.etag);
+  if (notModified(req.headers['if-none-match'], answer.etag)) {
     res.status(304).end();
     return;
   }
-  sendJsonText(res, status, text);
+  sendJsonText(res, status, answer.text);
 }

@@ -3,6 +3,7 @@ import type { LiveMetrics } from '../observability/metrics';
 import { ChangeFeed, type StartingPoint } from './change-feed';
 import type { LoggedChange, Placed } from './change-log';
 import { EventHub } from './event-hub';
+import type { TableWatch } from '../answer-cache/table-watch';
 import { NoticeListener } from './notice-listener';
 
 export interface ChangeDeliveryOptions<N extends Placed> {
@@ -16,6 +17,8 @@ export interface ChangeDeliveryOptions<N extends Placed> {
   topicsOf: (notice: N) => readonly string[];
   /** Pruning of the log past its retention: how often, and the statement that prunes. */
   prune: { everyMs: number; run: () => Promise<number> } | null;
+  /** Who hears the tables commits write, on the same connection (the answer cache). */
+  tables?: TableWatch | undefined;
 }
 
 /** This instance's delivery of changes: subscribers register on `hub`. */
@@ -44,6 +47,7 @@ export async function startChangeDelivery<N extends Placed>(
     logger,
     onChanges: () => feed?.wake(),
     onSessionsEnded: (userId) => hub.sessionsEnded(userId),
+    tables: options.tables,
     onConnectionChange: (state) => {
       if (state === 'lost') {
         metrics?.listenerReconnects.inc();

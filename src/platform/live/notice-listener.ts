@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import type { TableWatch } from '../answer-cache/table-watch';
 import type { Logger } from 'pino';
 import { DependencyState } from '../observability/dependency-state';
 import type { Row } from '../sql/rows';
@@ -23,6 +24,8 @@ export interface NoticeListenerOptions {
   onSessionsEnded?: (userId: string) => void;
   /** Each time the connection is lost, and each time it listens again. */
   onConnectionChange?: (state: 'lost' | 'listening') => void;
+  /** Tables written by each commit, heard on their channel (the answer cache's). */
+  tables?: TableWatch | undefined;
 }
 
 /**
@@ -91,6 +94,7 @@ export class NoticeListener {
       client.end().catch(() => undefined);
       if (!this.closed) {
         this.state.failed(error ?? new Error('connection ended'));
+        this.options.tables?.deaf();
         this.options.onConnectionChange?.('lost');
         this.scheduleReconnect();
       }
@@ -100,6 +104,8 @@ export class NoticeListener {
         this.options.onChanges();
       } else if (message.channel === SESSION_ENDS_CHANNEL && message.payload) {
         this.receiveSessionEnd(message.payload);
+      } else if (message.channel === this.options.tables?.channel && message.payload) {
+        this.options.tables.changed(message.payload);
       }
     });
     client.on('error', onLost);
@@ -108,6 +114,9 @@ export class NoticeListener {
       await client.connect();
       await client.query(`listen ${CHANGES_CHANNEL}`);
       await client.query(`listen ${SESSION_ENDS_CHANNEL}`);
+      if (this.options.tables) {
+        await client.query(`listen ${this.options.tables.channel}`);
+      }
     } catch (error) {
       lost = true;
       await client.end().catch(() => undefined);
@@ -119,6 +128,7 @@ export class NoticeListener {
     }
     this.client = client;
     this.attempt = 0;
+    this.options.tables?.heard();
     this.options.onConnectionChange?.('listening');
   }
 

@@ -203,6 +203,8 @@ export function runInRequest<T>(scope: RequestScope, fn: () => T): T {
 /** Counts every SQL statement the ORM sends, in total and for the request in scope. */
 export class QueryCounter {
   total = 0;
+  /** Also sees every statement, when set (the answer cache records what requests read). */
+  observer: ((sql: string) => void) | null = null;
 
   /** The ORM's `onQuery` hook: counts the statement and sends it unchanged. */
   readonly record = (sql: string): string => {
@@ -211,6 +213,7 @@ export class QueryCounter {
     if (scope) {
       scope.statements += 1;
     }
+    this.observer?.(sql);
     return sql;
   };
 }
