@@ -142,7 +142,7 @@ export async function mountGraphql(
       metrics: frame.metrics?.queryCost() ?? null,
     },
     positionAfterWrite: core.database.reads?.positionAfterWrite.bind(core.database.reads),
-    answerCache: core.answers !== null,
+    answers: core.answers,
   });
   await apollo.start();
   frame.app.use(

@@ -8,8 +8,6 @@ import { addTablesRead, addTablesWritten, readsClock } from './sql-tables';
 export interface KeptAnswer {
   body: string;
   etag: string;
-  /** Its Content-Type, when the face does not always send the same. */
-  type: string;
   tags: readonly string[];
 }
 
@@ -26,6 +24,15 @@ export interface Recording {
   clock: boolean;
   /** Whether the request ran a read operation whose answer may be kept (set by each face). */
   keepable: boolean;
+  /**
+   * Whether statements are recorded now: from where the caller is known (a GraphQL request's
+   * context is made inside the recording, and its caller lookup is not what the answer read).
+   */
+  active: boolean;
+  /** The answer's key, once the face knows it. */
+  key?: string;
+  /** Answered from a kept answer (not kept again). */
+  hit?: boolean;
 }
 
 const recordings = new AsyncLocalStorage<Recording>();
@@ -53,7 +60,7 @@ export const TABLES_CHANGED_CHANNEL = 'tables_changed';
  */
 export function observeStatement(sql: string): void {
   const recording = recordings.getStore();
-  if (recording) {
+  if (recording?.active) {
     addTablesRead(sql, recording.reads);
     addTablesWritten(sql, recording.writes);
     if (!recording.clock && readsClock(sql)) {
@@ -100,13 +107,14 @@ export class AnswerCache implements TableWatch {
   }
 
   /** Runs `work` recording the statements it sends (see observeStatement). */
-  record<T>(work: (recording: Recording) => T): T {
+  record<T>(work: (recording: Recording) => T, active = true): T {
     const recording: Recording = {
       since: this.epoch,
       reads: new Set(),
       writes: new Set(),
       clock: false,
       keepable: false,
+      active,
     };
     return recordings.run(recording, () => work(recording));
   }
@@ -126,7 +134,7 @@ export class AnswerCache implements TableWatch {
    * Keeps the answer `body` to `key`, read as `recording` saw, unless it may already be stale:
    * a table it read was written since it began, it read the clock, or notices were not heard.
    */
-  keep(key: string, body: string, etag: string, recording: Recording, type = ''): void {
+  keep(key: string, body: string, etag: string, recording: Recording): void {
     if (!this.hearing || !recording.keepable || recording.clock) {
       return;
     }
@@ -139,7 +147,7 @@ export class AnswerCache implements TableWatch {
       }
     }
     const tags = [...recording.reads];
-    this.answers.set(key, { body, etag, type, tags });
+    this.answers.set(key, { body, etag, tags });
     if (!this.answers.has(key)) {
       return; // larger than the whole cache
     }
@@ -182,7 +190,7 @@ export class AnswerCache implements TableWatch {
    * soon as it is done (committed), before its answer is sent: a caller always reads their own
    * write, on the instance that made it, without waiting for the database's notice.
    */
-  async run<T>(work: () => Promise<T>): Promise<{ value: T; recording: Recording }> {
+  async run<T>(work: () => Promise<T>, active = true): Promise<{ value: T; recording: Recording }> {
     return this.record(async (recording) => {
       try {
         return { value: await work(), recording };
@@ -191,7 +199,7 @@ export class AnswerCache implements TableWatch {
           this.drop(recording.writes);
         }
       }
-    });
+    }, active);
   }
 
   /** The database's notices are heard (again): answers may be kept and served. */

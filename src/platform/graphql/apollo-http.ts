@@ -7,7 +7,7 @@ import type {
 import { HeaderMap } from '@apollo/server';
 import type { Request, RequestHandler, Response } from 'express';
 import { holdsKey, sendKept } from '../idempotency/idempotency';
-import { AnswerCache } from '../answer-cache/answer-cache';
+import type { AnswerCache } from '../answer-cache/answer-cache';
 import type { AuthContext } from '../auth/tokens';
 import { notModified, strongTag } from '../http/conditional-get';
 import { nameRoute } from '../observability/request-tracking';
@@ -93,28 +93,21 @@ export function apolloHandler<Context extends AuthContext>(
       await answer(req, res, await execute(request, context(req)));
       return;
     }
-    // With the answer cache: the caller (as the token's user reads now) is known first, then
-    // the question is looked up; what the operation writes is dropped once it is done.
-    const made = context(req);
-    const key = AnswerCache.keyOf(
-      'graphql',
-      JSON.stringify((await made).auth),
-      req.headers.accept ?? '',
-      req.method === 'GET' ? search : JSON.stringify(req.body),
+    // With the answer cache: statements are recorded once the context is made (see
+    // answerCachePlugin, which answers from a kept answer); what the operation wrote is dropped
+    // once it is done; a query answered without errors is kept as the bytes it is sent as.
+    const { value: response, recording } = await answers.run(
+      () => execute(request, context(req)),
+      false,
     );
-    const kept = answers.get(key);
-    if (kept) {
-      nameRoute(req.baseUrl);
-      res.setHeader('content-type', kept.type);
-      sendComplete(req, res, kept.body, kept.etag);
-      return;
-    }
-    const { value: response, recording } = await answers.run(() => execute(request, made));
-    if (response.body.kind === 'complete' && (response.status ?? 200) === 200) {
-      const type = response.headers.get('content-type');
-      if (type) {
-        answers.keep(key, response.body.string, strongTag(response.body.string), recording, type);
-      }
+    if (
+      recording.keepable &&
+      recording.key &&
+      response.body.kind === 'complete' &&
+      (response.status ?? 200) === 200
+    ) {
+      const { string } = response.body;
+      answers.keep(recording.key, string, strongTag(string), recording);
     }
     await answer(req, res, response);
   };
@@ -130,9 +123,9 @@ function executor<Context extends BaseContext>(server: ApolloServer<Context>) {
  * A complete answer's bytes: a query sent by GET (a trusted or persisted document, or a GET the
  * CSRF rules let through) with its ETag, and 304 to a client that holds it.
  */
-function sendComplete(req: Request, res: Response, body: string, etag?: string): void {
+function sendComplete(req: Request, res: Response, body: string): void {
   if (req.method === 'GET' && res.statusCode === 200) {
-    const tag = etag ?? strongTag(body);
+    const tag = strongTag(body);
     res.setHeader('ETag', tag);
     if (notModified(req.headers['if-none-match'], tag)) {
       res.statusCode = 304;

@@ -16,6 +16,7 @@ import { operationCostPlugin } from './operation-cost';
 import type { CostMetrics } from '../observability/metrics';
 import { readAfterPlugin } from './read-after';
 import { answerCachePlugin } from '../answer-cache/answer-cache-plugin';
+import type { AnswerCache } from '../answer-cache/answer-cache';
 import { subscriptionsOverWebSocketPlugin } from './subscriptions-over-websocket';
 import type { TrustedDocuments } from './trusted-documents';
 
@@ -35,8 +36,8 @@ export function createApolloServer(options: {
   cost: { maxCost: number; budget: CostBudget | null; metrics: CostMetrics | null };
   /** With read replicas: the write position a mutation answers with (see readAfterPlugin). */
   positionAfterWrite?: (() => Promise<string | null>) | undefined;
-  /** With the answer cache: answers are marked keepable (see answerCachePlugin). */
-  answerCache?: boolean;
+  /** The answer cache, in the pipeline (see answerCachePlugin). */
+  answers?: AnswerCache | null;
 }): ApolloServer<AuthContext> {
   const armor = graphqlArmor();
   return new ApolloServer<AuthContext>({
@@ -65,7 +66,7 @@ export function createApolloServer(options: {
       graphiqlLandingPage(options.ideHtml),
       operationLabelPlugin(GRAPHQL_PATH),
       ...(options.positionAfterWrite ? [readAfterPlugin(options.positionAfterWrite)] : []),
-      ...(options.answerCache ? [answerCachePlugin()] : []),
+      ...(options.answers ? [answerCachePlugin(options.answers)] : []),
     ],
   });
 }
