@@ -19,7 +19,10 @@ export function answerCachePlugin(answers: AnswerCache): ApolloServerPlugin<Auth
       recording.active = true;
       return {
         async responseForOperation({ operation, request, contextValue, response }) {
-          if (operation.operation !== 'query') {
+          // Apollo calls this even when no operation of the document has the name asked for
+          // (its refusal follows): `operation` is then missing, whatever its type says.
+          const resolved = operation as typeof operation | undefined;
+          if (resolved?.operation !== 'query') {
             return null;
           }
           recording.key = AnswerCache.keyOf(
