@@ -14,7 +14,9 @@ export const RESULTS = join(ROOT, 'bench', 'results');
  */
 export function serviceNodeFlags(root = ROOT): string[] {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-    nodeFlags: string;
+    nodeFlags?: string;
+    // Where builds before 2026-12-08 kept them (an A/B run may start one).
+    config?: { nodeFlags?: string };
   };
-  return pkg.nodeFlags.split(' ').filter(Boolean);
+  return (pkg.nodeFlags ?? pkg.config?.nodeFlags ?? '').split(' ').filter(Boolean);
 }
