@@ -64,6 +64,10 @@ export function httpFrame(config: Config, logger: Logger, core: AppCore): HttpFr
   app.set('trust proxy', proxies.trusts);
   const metrics = config.metrics.enabled ? new Metrics(() => core.database.pool.state()) : null;
   metrics?.jobQueue(() => dueJobs(core.database.pool));
+  metrics?.statements(() => core.queries.total);
+  if (metrics && core.answers) {
+    metrics.answerCache(core.answers);
+  }
   const { reads } = core.database;
   if (metrics && reads) {
     metrics.readReplicas(

@@ -162,6 +162,70 @@ export class Metrics implements SampledGauges {
   }
 
   /**
+   * Statements sent for requests and the work of the request pool (`db_statements_total`, the
+   * QueryCounter's count): divided by the requests, the statements a request costs.
+   */
+  statements(total: () => number): void {
+    new Counter({
+      name: 'db_statements_total',
+      help: 'SQL statements sent through the request pool (requests, and work sharing its pool)',
+      registers: [this.registry],
+      collect(this: Counter) {
+        this.reset();
+        this.inc(total());
+      },
+    });
+  }
+
+  /**
+   * The answer cache (RESPONSE_CACHE): lookups by outcome (`hit`, `miss`), answers kept and
+   * dropped, and the bytes they take.
+   */
+  answerCache(cache: {
+    counts: Readonly<{ hits: number; misses: number; kept: number; dropped: number }>;
+    bytes: number;
+  }): void {
+    const registers = [this.registry];
+    new Counter({
+      name: 'answer_cache_lookups_total',
+      help: 'Reads looked up in the answer cache, by outcome (hit: answered from a kept answer)',
+      labelNames: ['outcome'],
+      registers,
+      collect(this: Counter<'outcome'>) {
+        this.reset();
+        this.inc({ outcome: 'hit' }, cache.counts.hits);
+        this.inc({ outcome: 'miss' }, cache.counts.misses);
+      },
+    });
+    new Counter({
+      name: 'answer_cache_kept_total',
+      help: 'Answers kept by the answer cache',
+      registers,
+      collect(this: Counter) {
+        this.reset();
+        this.inc(cache.counts.kept);
+      },
+    });
+    new Counter({
+      name: 'answer_cache_dropped_total',
+      help: 'Kept answers dropped because a table they were read from was written',
+      registers,
+      collect(this: Counter) {
+        this.reset();
+        this.inc(cache.counts.dropped);
+      },
+    });
+    new Gauge({
+      name: 'answer_cache_bytes',
+      help: 'Bytes the kept answers take (counted against RESPONSE_CACHE_MAX_MB)',
+      registers,
+      collect(this: Gauge) {
+        this.set(cache.bytes);
+      },
+    });
+  }
+
+  /**
    * The background job queue, read at each scrape: the jobs due and not running by task
    * (`job_queue_due_jobs`) and how long the oldest of them has waited
    * (`job_queue_oldest_due_seconds`: a stalled queue's only grows).
