@@ -106,8 +106,8 @@ class Recorder {
   ok = 0;
   statusCounts: Record<string, number> = {};
 
-  /** `expected`: the status every answer must have (else any 2xx is right). */
-  constructor(private readonly expected: number | undefined) {}
+  /** `expected`: the statuses answers may have (else any 2xx is right). */
+  constructor(private readonly expected: ReadonlySet<number> | undefined) {}
 
   record(status: number, ms: number): void {
     if (this.count === this.latencies.length) {
@@ -117,7 +117,7 @@ class Recorder {
     }
     this.latencies[this.count] = ms;
     this.count += 1;
-    if (this.expected === undefined ? status >= 200 && status < 300 : status === this.expected) {
+    if (this.expected === undefined ? status >= 200 && status < 300 : this.expected.has(status)) {
       this.ok += 1;
     }
     const key = String(status);
@@ -125,9 +125,21 @@ class Recorder {
   }
 }
 
-/** The one status a plan's requests expect, if they expect one (they all expect the same). */
+/**
+ * The statuses a plan's requests expect, if they expect one each (a polling client's cycle mixes
+ * 304 and 200); undefined: any 2xx is right.
+ */
+function expectedStatuses(plan: LoadPlan): ReadonlySet<number> | undefined {
+  if (plan.kind !== 'cycle' || plan.requests.some((request) => request.expect === undefined)) {
+    return undefined;
+  }
+  return new Set(plan.requests.map((request) => request.expect?.status ?? 200));
+}
+
+/** The one status a plan's requests expect, if they all expect the same. */
 function expectedStatus(plan: LoadPlan): number | undefined {
-  return plan.kind === 'cycle' ? plan.requests[0]?.expect?.status : undefined;
+  const statuses = expectedStatuses(plan);
+  return statuses?.size === 1 ? [...statuses][0] : undefined;
 }
 
 function runPhase(
@@ -137,7 +149,7 @@ function runPhase(
   seconds: number,
 ): Promise<LoadResult> {
   const expected = expectedStatus(job.plan);
-  const recorder = new Recorder(expected);
+  const recorder = new Recorder(expectedStatuses(job.plan));
   checked.wrong = 0;
   send({ type: 'phase', phase });
   return new Promise((resolve, reject) => {

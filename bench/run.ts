@@ -18,6 +18,7 @@ import { checkEquality, type Statements } from './run/equality';
 import { countPass, passSummary, timePass } from './run/event-passes';
 import { EVENTS, eventsPass } from './run/events-pass';
 import { budgetRun } from './run/budget-pass';
+import { cacheRun } from './run/cache-pass';
 import { fanOutRun } from './run/fan-out-pass';
 import { clusterPass, searchGrowth } from './run/passes';
 import { ensurePeersInstalled, peersPass } from './run/peers';
@@ -97,6 +98,10 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   if (options.budgetOnly) {
     await budgetRun(dbUrl, options.quick, command);
+    return;
+  }
+  if (options.cacheOnly) {
+    await cacheRun(dbUrl, options, command);
     return;
   }
 
@@ -235,6 +240,9 @@ async function main(argv: readonly string[]): Promise<void> {
     }
     if (options.budget) {
       await budgetRun(dbUrl, options.quick, command);
+    }
+    if (options.cache) {
+      await cacheRun(dbUrl, options, command);
     }
   } finally {
     await service.stop();

@@ -53,6 +53,10 @@ export interface BenchOptions {
   budget: boolean;
   /** Only the budget pass, printed (and written to bench/results/budget.md). */
   budgetOnly: boolean;
+  /** Also the answer cache pass (run/cache-pass.ts). */
+  cache: boolean;
+  /** Only the answer cache pass, printed (and written to bench/results/answer-cache.md). */
+  cacheOnly: boolean;
 }
 
 /** `text` in lines of at most `width` characters, each indented by `indent` spaces. */
@@ -124,6 +128,11 @@ ${wrapped(REPLICA_SCENARIOS.join(', '), 26, 100)}
                           COST_BUDGET_PER_MINUTE and on one without; writes bench/results/budget.md
                           (--quick: 5 s phases instead of 20 s)
   --budget-only           run only the budget pass and print it (writes bench/results/budget.md)
+  --cache                 also the answer cache pass: polling clients (9 in 10 requests with the
+                          ETag they hold) and a meeting read by its 50 participants while renamed
+                          once a second, on a service with RESPONSE_CACHE=on, against the
+                          baseline's uncached reads; writes bench/results/answer-cache.md
+  --cache-only            run only the answer cache pass and print it
   -h, --help              this help`;
 
 export class UsageError extends Error {}
@@ -262,6 +271,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
         'fan-out-only': { type: 'boolean' },
         budget: { type: 'boolean' },
         'budget-only': { type: 'boolean' },
+        cache: { type: 'boolean' },
+        'cache-only': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -294,6 +305,12 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
   if (budget && (against !== null || values.profile || values['events-only'])) {
     throw new UsageError(
       '--budget is a pass of the plain run: not with --against, --profile or --events-only',
+    );
+  }
+  const cache = (values.cache ?? false) || (values['cache-only'] ?? false);
+  if (cache && (against !== null || values.profile || values['events-only'])) {
+    throw new UsageError(
+      '--cache is a pass of the plain run: not with --against, --profile or --events-only',
     );
   }
   const serviceEnv = keyValues(values['service-env'] ?? '');
@@ -339,5 +356,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     fanOutOnly: values['fan-out-only'] ?? false,
     budget,
     budgetOnly: values['budget-only'] ?? false,
+    cache,
+    cacheOnly: values['cache-only'] ?? false,
   };
 }
