@@ -2,6 +2,7 @@ import type { SeededUser } from '../helpers/seed';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { useTestApp } from '../helpers/use-test-app';
 import { capturedLogger } from '../observability/log-capture';
+import { LISTENER_APPLICATION_NAME } from '../../src/platform/live/notice-listener';
 
 const UPDATE_MEETING = `mutation ($input: UpdateMeetingInput!) { updateMeeting(input: $input) { meeting { id } } }`;
 const MEETING = `query ($id: UUID!) { meeting(meetingId: $id) { title participants { status user { name } } } }`;
@@ -154,5 +155,82 @@ describe('the answer cache', () => {
     } finally {
       await other.close();
     }
+  });
+
+  describe('beside a second instance on the same database', () => {
+    let other: TestApp;
+    beforeAll(async () => {
+      other = await startTestApp(
+        { RESPONSE_CACHE: 'on' },
+        { database: { kind: 'postgres', url: t.instance.database.url, poolSize: 5 } },
+      );
+    });
+    afterAll(() => other.close());
+
+    const titleFor = async (user: SeededUser) =>
+      ((await (await rest(`/meeting/${meetingId}`, user)).json()) as { title: string }).title;
+    /** Reads as `user` until the title is `title`, for at most the documented bound. */
+    async function seenWithin(user: SeededUser, title: string): Promise<string> {
+      const until = performance.now() + 1_000;
+      let seen = await titleFor(user);
+      while (seen !== title && performance.now() < until) {
+        seen = await titleFor(user);
+      }
+      return seen;
+    }
+
+    it('keeps no answer older than a write, however reads race the writes', async () => {
+      // Readers keep asking while the other instance renames the meeting: an answer read before
+      // a rename's notice and kept after it would be served from then on.
+      let reading = true;
+      const readers = [guest, owner, guest, owner].map(async (user) => {
+        while (reading) {
+          await titleFor(user);
+        }
+      });
+      try {
+        for (let n = 1; n <= 10; n += 1) {
+          const title = `Raced title ${n}`;
+          await other.gql.data(UPDATE_MEETING, { input: { meetingId, title } }, owner.token);
+          expect(await seenWithin(guest, title)).toBe(title);
+          for (let again = 0; again < 5; again += 1) {
+            expect(await titleFor(guest)).toBe(title);
+            expect(await titleFor(owner)).toBe(title);
+          }
+        }
+      } finally {
+        reading = false;
+        await Promise.all(readers);
+      }
+    });
+
+    it('serves nothing stale after its listener lost the database: notices missed meanwhile', async () => {
+      await titleFor(guest);
+      await titleFor(guest);
+      // This instance's listener is cut off; the other instance writes while it reconnects.
+      const cut = await other.instance.database.orm.em
+        .fork()
+        .getConnection()
+        .execute<Array<{ cut: boolean }>>(
+          `select pg_terminate_backend(pid) as "cut" from pg_stat_activity ` +
+            `where application_name = ? and pid <> pg_backend_pid()`,
+          [LISTENER_APPLICATION_NAME],
+        );
+      expect(cut.length).toBeGreaterThanOrEqual(2); // both instances' listeners
+      await other.gql.data(
+        UPDATE_MEETING,
+        { input: { meetingId, title: 'Renamed while deaf' } },
+        owner.token,
+      );
+      expect(await seenWithin(guest, 'Renamed while deaf')).toBe('Renamed while deaf');
+      // And once it listens again, answers are kept again.
+      const until = performance.now() + 5_000;
+      let statements = Infinity;
+      while (statements > 1 && performance.now() < until) {
+        await rest(`/meeting/${meetingId}`, guest);
+        statements = await statementsOf(await rest(`/meeting/${meetingId}`, guest));
+      }
+      expect(statements).toBe(1);
+    });
   });
 });
