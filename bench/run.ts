@@ -19,6 +19,7 @@ import { countPass, passSummary, timePass } from './run/event-passes';
 import { EVENTS, eventsPass } from './run/events-pass';
 import { budgetRun } from './run/budget-pass';
 import { cacheRun } from './run/cache-pass';
+import { costRun } from './run/cost-pass';
 import { fanOutRun } from './run/fan-out-pass';
 import { clusterPass, searchGrowth } from './run/passes';
 import { ensurePeersInstalled, peersPass } from './run/peers';
@@ -102,6 +103,10 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   if (options.cacheOnly) {
     await cacheRun(dbUrl, options, command);
+    return;
+  }
+  if (options.costsOnly) {
+    await costRun(dbUrl, options, command);
     return;
   }
 

@@ -57,6 +57,8 @@ export interface BenchOptions {
   cache: boolean;
   /** Only the answer cache pass, printed (and written to bench/results/answer-cache.md). */
   cacheOnly: boolean;
+  /** Only the cost pass (run/cost-pass.ts), printed and written to bench/results/costs.md. */
+  costsOnly: boolean;
 }
 
 /** `text` in lines of at most `width` characters, each indented by `indent` spaces. */
@@ -133,6 +135,9 @@ ${wrapped(REPLICA_SCENARIOS.join(', '), 26, 100)}
                           once a second, on a service with RESPONSE_CACHE=on, against the
                           baseline's uncached reads; writes bench/results/answer-cache.md
   --cache-only            run only the answer cache pass and print it
+  --costs-only            what one request of each read scenario costs the service and the
+                          baseline, counted: system calls, bytes, TCP segments, PostgreSQL's calls,
+                          GC (writes bench/results/costs.md; --scenarios picks among the reads)
   -h, --help              this help`;
 
 export class UsageError extends Error {}
@@ -273,6 +278,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
         'budget-only': { type: 'boolean' },
         cache: { type: 'boolean' },
         'cache-only': { type: 'boolean' },
+        'costs-only': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -358,5 +364,6 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     budgetOnly: values['budget-only'] ?? false,
     cache,
     cacheOnly: values['cache-only'] ?? false,
+    costsOnly: values['costs-only'] ?? false,
   };
 }
