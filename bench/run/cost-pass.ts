@@ -23,8 +23,8 @@ import { startBaseline, startService } from './targets';
  * (/proc/<pid>/io: read-like and write-like calls, bytes through them, sockets included), every
  * system call by name for a smaller sample (strace -c, attached to every thread, when strace is
  * there), the TCP segments on the machine (/proc/net/snmp: both the HTTP and the database sockets,
- * all on loopback), PostgreSQL's own calls and bytes for the request, and the service's GC time
- * (its nodejs_gc_duration_seconds). Requests are sent by the harness, `CONNECTIONS` at a time.
+ * all on loopback), PostgreSQL's own calls and bytes for the request, and the service's heap
+ * allocation and GC time (its nodejs_heap_allocated_bytes_total and nodejs_gc_duration_seconds). Requests are sent by the harness, `CONNECTIONS` at a time.
  */
 
 const SCENARIOS: readonly ReadKey[] = [
@@ -49,7 +49,8 @@ interface Side {
   database: Io;
   segments: number;
   cpuMs: number;
-  gcMs: number | null;
+  /** GC ms and KiB allocated per request (the service's metrics), null for the baseline. */
+  heap: { gcMs: number; allocatedKib: number } | null;
   /** Every system call by name, per request (strace's sample), or null without strace. */
   calls: Record<string, number> | null;
 }
@@ -88,17 +89,24 @@ function segments(): number {
   return Number(values?.split(' ')[index] ?? 0);
 }
 
-/** The service's GC time so far (seconds), from its metrics; null for the baseline. */
-async function gcSeconds(target: Server): Promise<number | null> {
+/**
+ * The service's GC time (seconds) and heap allocation (bytes, where V8 counts it) so far, from its
+ * metrics; null for the baseline, which has none.
+ */
+async function heapWork(target: Server): Promise<{ gc: number; allocated: number } | null> {
   const response = await fetch(`${target.url}/metrics`).catch(() => null);
   if (!response || response.status !== 200) {
     return null;
   }
-  const text = await response.text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith('nodejs_gc_duration_seconds_sum'))
-    .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
+  const lines = (await response.text()).split('\n');
+  const sum = (name: string) =>
+    lines
+      .filter((line) => line.startsWith(name))
+      .reduce((total, line) => total + Number(line.split(' ').pop()), 0);
+  return {
+    gc: sum('nodejs_gc_duration_seconds_sum'),
+    allocated: sum('nodejs_heap_allocated_bytes_total'),
+  };
 }
 
 /** Sends `count` requests, `CONNECTIONS` at a time, each answered 2xx. */
@@ -169,16 +177,22 @@ async function measureSide(
     database: ioOf(database),
     segments: segments(),
     cpu: cpuSnapshot(pids),
-    gc: await gcSeconds(target),
+    heap: await heapWork(target),
   };
   await send(target, requests, count);
-  const gc = await gcSeconds(target);
+  const heap = await heapWork(target);
   const side: Side = {
     io: minus(ioOf(pids), before.io, count),
     database: minus(ioOf(postgresPids()), before.database, count),
     segments: (segments() - before.segments) / count,
     cpuMs: cpuMsBetween(before.cpu, cpuSnapshot(pids)) / count,
-    gcMs: gc === null || before.gc === null ? null : ((gc - before.gc) * 1000) / count,
+    heap:
+      heap && before.heap
+        ? {
+            gcMs: ((heap.gc - before.heap.gc) * 1000) / count,
+            allocatedKib: (heap.allocated - before.heap.allocated) / 1024 / count,
+          }
+        : null,
     calls: null,
   };
   const calls = await traced(target.child.pid as number, () => send(target, requests, traceCount));
@@ -211,7 +225,7 @@ function row(title: string, name: string, side: Side): string {
     `${fmt(side.io.rchar)} / ${fmt(side.io.wchar)} | ${topCalls(side.calls)} | ` +
     `${perRequest(side.segments)} | ${perRequest(side.database.syscr + side.database.syscw)} / ` +
     `${fmt(side.database.wchar)} | ${side.cpuMs.toFixed(2)} | ` +
-    `${side.gcMs === null ? '–' : side.gcMs.toFixed(3)} |`
+    `${side.heap ? `${fmt(side.heap.allocatedKib)} / ${side.heap.gcMs.toFixed(3)}` : '–'} |`
   );
 }
 
@@ -246,9 +260,10 @@ export async function costRun(
         `sockets together); every system call by name over ${traceCount} more (strace -c on ` +
         `every thread: the total, then the four most frequent); TCP segments sent on the machine ` +
         `(loopback: HTTP and database); PostgreSQL's calls and bytes written; the process's CPU; ` +
-        `the service's GC time (nodejs_gc_duration_seconds).`,
+        `the service's heap allocation and GC time (nodejs_heap_allocated_bytes_total, ` +
+        `nodejs_gc_duration_seconds).`,
       '',
-      '| scenario | side | I/O calls | bytes read / written | all calls (strace) | TCP segments | PostgreSQL calls / bytes written | CPU ms | GC ms |',
+      '| scenario | side | I/O calls | bytes read / written | all calls (strace) | TCP segments | PostgreSQL calls / bytes written | CPU ms | KiB allocated / GC ms |',
       '| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: |',
       ...rows,
     ].join('\n');

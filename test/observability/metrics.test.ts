@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 /** The value of one sample line of a Prometheus text exposition, or undefined. */
@@ -45,6 +46,12 @@ describe('Prometheus metrics', () => {
         ),
       ).toBe(3);
       expect(sample(text, 'nodejs_eventloop_lag_seconds')).toEqual(expect.any(Number));
+      // What the heap has allocated, where V8 counts it (Node 26).
+      if ('total_allocated_bytes' in getHeapStatistics()) {
+        expect(sample(text, 'nodejs_heap_allocated_bytes_total')).toBeGreaterThan(0);
+      } else {
+        expect(sample(text, 'nodejs_heap_allocated_bytes_total')).toBeUndefined();
+      }
       expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
       // Both projects run on a PostgreSQL server now (the embedded one too), so both have a pool.
       expect(sample(text, 'db_pool_connections_max')).toBe(5);
