@@ -10,6 +10,7 @@ import {
 } from '../src/platform/graphql/argument-rules';
 import { HttpRequestError, notFound, sendHttpError } from '../src/platform/http/http-errors';
 import { type Idempotency, keepRawBody } from '../src/platform/idempotency/idempotency';
+import { strongTag } from '../src/platform/http/conditional-get';
 import { readAnswer, sendJson, sendRead } from '../src/platform/http/json-answer';
 import { AnswerCache } from '../src/platform/answer-cache/answer-cache';
 import {
@@ -217,7 +218,11 @@ function handle(route: RouteSpec, executor: Executor): RequestHandler {
           : null;
       const kept = key === null ? undefined : answers?.get(key);
       if (kept) {
-        sendRead(req, res, route.response.status, { text: kept.body, etag: kept.etag });
+        // A REST answer is kept with its tag (readAnswer's, below).
+        sendRead(req, res, route.response.status, {
+          text: kept.text,
+          etag: kept.etag ?? strongTag(kept.text),
+        });
         return;
       }
       const run = () => runOperationOfKind(kind, () => operation.run(context, gathered.variables));
@@ -241,7 +246,7 @@ function handle(route: RouteSpec, executor: Executor): RequestHandler {
       if (answer) {
         if (key !== null && recording) {
           recording.keepable = true;
-          answers?.keep(key, answer.text, answer.etag, recording);
+          answers?.keep(key, answer, recording);
         }
         sendRead(req, res, status, answer);
       } else {

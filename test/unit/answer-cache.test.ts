@@ -5,7 +5,7 @@ function read(cache: AnswerCache, key: string, body: string, statements: string[
   cache.record((recording) => {
     statements.forEach(observeStatement);
     recording.keepable = true;
-    cache.keep(key, body, `"${body}"`, recording);
+    cache.keep(key, { text: body, etag: `"${body}"` }, recording);
   });
 }
 
@@ -15,10 +15,10 @@ describe('the answer cache', () => {
     cache.heard();
     read(cache, 'meeting', 'm1', ['select * from "meetings" m join "participants" p on 1=1']);
     read(cache, 'me', 'u1', ['select * from "users" u where u."id" = $1']);
-    expect(cache.get('meeting')?.body).toBe('m1');
+    expect(cache.get('meeting')?.text).toBe('m1');
     cache.changed('participants');
     expect(cache.get('meeting')).toBeUndefined();
-    expect(cache.get('me')?.body).toBe('u1');
+    expect(cache.get('me')?.text).toBe('u1');
   });
 
   it('does not keep an answer whose reading overlapped a write of what it read', () => {
@@ -29,7 +29,7 @@ describe('the answer cache', () => {
       // The write's notice arrives while the answer is being built (it may hold the old state).
       cache.changed('meetings');
       recording.keepable = true;
-      cache.keep('meeting', 'old', '"old"', recording);
+      cache.keep('meeting', { text: 'old', etag: '"old"' }, recording);
     });
     expect(cache.get('meeting')).toBeUndefined();
     // Another table's write does not spoil it.
@@ -37,9 +37,9 @@ describe('the answer cache', () => {
       observeStatement('select * from "meetings"');
       cache.changed('follows');
       recording.keepable = true;
-      cache.keep('meeting', 'new', '"new"', recording);
+      cache.keep('meeting', { text: 'new', etag: '"new"' }, recording);
     });
-    expect(cache.get('meeting')?.body).toBe('new');
+    expect(cache.get('meeting')?.text).toBe('new');
   });
 
   it('drops what a request wrote as soon as it is done', async () => {
@@ -59,10 +59,10 @@ describe('the answer cache', () => {
     cache.heard();
     read(cache, 'clock', 'c', ['select * from "meetings" where "starts_at" > now()']);
     expect(cache.get('clock')).toBeUndefined();
-    cache.record((recording) => cache.keep('unmarked', 'x', '"x"', recording));
+    cache.record((recording) => cache.keep('unmarked', { text: 'x', etag: '"x"' }, recording));
     expect(cache.get('unmarked')).toBeUndefined();
     read(cache, 'kept', 'k', ['select 1 from "users"']);
-    expect(cache.get('kept')?.body).toBe('k');
+    expect(cache.get('kept')?.text).toBe('k');
     // The listener lost its connection: notices may be missed, so everything goes.
     cache.deaf();
     expect(cache.get('kept')).toBeUndefined();
@@ -80,6 +80,6 @@ describe('the answer cache', () => {
     }
     expect(cache.bytes).toBeLessThanOrEqual(10_000);
     expect(cache.get('k0')).toBeUndefined();
-    expect(cache.get('k9')?.body).toBe(body);
+    expect(cache.get('k9')?.text).toBe(body);
   });
 });

@@ -41,7 +41,7 @@ export function answerCachePlugin(answers: AnswerCache): ApolloServerPlugin<Auth
           recording.hit = true;
           return {
             http: response.http,
-            body: { kind: 'single', singleResult: JSON.parse(kept.body) as object },
+            body: { kind: 'single', singleResult: JSON.parse(kept.text) as object },
           };
         },
         async willSendResponse({ operation, response }) {

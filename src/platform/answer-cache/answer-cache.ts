@@ -4,10 +4,14 @@ import { LRUCache } from 'lru-cache';
 import type { TableWatch } from './table-watch';
 import { addTablesRead, addTablesWritten, readsClock } from './sql-tables';
 
-/** A kept answer: its bytes and their strong ETag, and the tables it was read from (its tags). */
-export interface KeptAnswer {
-  body: string;
-  etag: string;
+/** An answer as a face keeps it: its bytes, and their strong ETag when the face sends one. */
+export interface AnswerText {
+  text: string;
+  etag?: string;
+}
+
+/** A kept answer, and the tables it was read from (its tags). */
+export interface KeptAnswer extends AnswerText {
   tags: readonly string[];
 }
 
@@ -96,7 +100,7 @@ export class AnswerCache implements TableWatch {
   constructor(maxBytes: number) {
     this.answers = new LRUCache<string, KeptAnswer>({
       maxSize: maxBytes,
-      sizeCalculation: (answer, key) => answer.body.length * 2 + key.length + ENTRY_OVERHEAD_BYTES,
+      sizeCalculation: (answer, key) => answer.text.length * 2 + key.length + ENTRY_OVERHEAD_BYTES,
       dispose: (answer, key) => this.unindex(key, answer),
     });
   }
@@ -131,10 +135,10 @@ export class AnswerCache implements TableWatch {
   }
 
   /**
-   * Keeps the answer `body` to `key`, read as `recording` saw, unless it may already be stale:
+   * Keeps `answer` under `key`, read as `recording` saw, unless it may already be stale:
    * a table it read was written since it began, it read the clock, or notices were not heard.
    */
-  keep(key: string, body: string, etag: string, recording: Recording): void {
+  keep(key: string, answer: AnswerText, recording: Recording): void {
     if (!this.hearing || !recording.keepable || recording.clock) {
       return;
     }
@@ -147,7 +151,7 @@ export class AnswerCache implements TableWatch {
       }
     }
     const tags = [...recording.reads];
-    this.answers.set(key, { body, etag, tags });
+    this.answers.set(key, { ...answer, tags });
     if (!this.answers.has(key)) {
       return; // larger than the whole cache
     }

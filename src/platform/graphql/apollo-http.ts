@@ -9,7 +9,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { holdsKey, sendKept } from '../idempotency/idempotency';
 import type { AnswerCache } from '../answer-cache/answer-cache';
 import type { AuthContext } from '../auth/tokens';
-import { notModified, strongTag } from '../http/conditional-get';
+import { answeredNotModified, strongTag } from '../http/conditional-get';
 import { nameRoute } from '../observability/request-tracking';
 
 /** What a GET of the endpoint may name an operation with (GraphQL over HTTP, APQ, documentId). */
@@ -106,8 +106,8 @@ export function apolloHandler<Context extends AuthContext>(
       response.body.kind === 'complete' &&
       (response.status ?? 200) === 200
     ) {
-      const { string } = response.body;
-      answers.keep(recording.key, string, strongTag(string), recording);
+      // A kept GraphQL answer is parsed and sent through Apollo again: it needs no tag of its own.
+      answers.keep(recording.key, { text: response.body.string }, recording);
     }
     await answer(req, res, response);
   };
@@ -124,15 +124,12 @@ function executor<Context extends BaseContext>(server: ApolloServer<Context>) {
  * CSRF rules let through) with its ETag, and 304 to a client that holds it.
  */
 function sendComplete(req: Request, res: Response, body: string): void {
-  if (req.method === 'GET' && res.statusCode === 200) {
-    const tag = strongTag(body);
-    res.setHeader('ETag', tag);
-    if (notModified(req.headers['if-none-match'], tag)) {
-      res.statusCode = 304;
-      res.removeHeader('content-type');
-      res.end();
-      return;
-    }
+  if (
+    req.method === 'GET' &&
+    res.statusCode === 200 &&
+    answeredNotModified(req, res, strongTag(body))
+  ) {
+    return;
   }
   res.setHeader('content-length', Buffer.byteLength(body));
   sendKept(res, body, () => res.end(body));

@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import type { Request, Response } from 'express';
 
 /**
  * Whether a GET may be answered 304 Not Modified: the request's If-None-Match names the current
@@ -11,6 +12,21 @@ export function notModified(ifNoneMatch: string | undefined, etag: string): bool
   const opaque = (tag: string): string => tag.trim().replace(/^W\//, '');
   const current = opaque(etag);
   return ifNoneMatch.split(',').some((tag) => tag.trim() === '*' || opaque(tag) === current);
+}
+
+/**
+ * Tags a read's answer with `etag` and, when the request's If-None-Match names it, answers 304
+ * without a body (true: answered). A client that sends no condition is only given the tag.
+ */
+export function answeredNotModified(req: Request, res: Response, etag: string): boolean {
+  res.setHeader('ETag', etag);
+  if (!notModified(req.headers['if-none-match'], etag)) {
+    return false;
+  }
+  res.statusCode = 304;
+  res.removeHeader('content-type');
+  res.end();
+  return true;
 }
 
 /**

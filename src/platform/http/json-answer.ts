@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { sendKept } from '../idempotency/idempotency';
-import { notModified, strongTag } from './conditional-get';
+import { answeredNotModified, strongTag } from './conditional-get';
 
 /** JSON's text of `value`; undefined for a value JSON has none for (res.json then sends no body). */
 const jsonText = (value: unknown): string | undefined =>
@@ -46,10 +46,7 @@ export function readAnswer(value: unknown): ReadAnswer | undefined {
  * request's If-None-Match names it (a client that sends none gets the same bytes as before).
  */
 export function sendRead(req: Request, res: Response, status: number, answer: ReadAnswer): void {
-  res.setHeader('ETag', answer.etag);
-  if (notModified(req.headers['if-none-match'], answer.etag)) {
-    res.status(304).end();
-    return;
+  if (!answeredNotModified(req, res, answer.etag)) {
+    sendJsonText(res, status, answer.text);
   }
-  sendJsonText(res, status, answer.text);
 }
