@@ -155,10 +155,10 @@ export const SCENARIOS: readonly ScenarioInfo[] = [
 ];
 
 /**
- * The scenarios of --replica (run/replica-pass.ts): the reads that the baseline answers and that
- * need no data made for them, so a copy of the database serves them as it is.
+ * The reads that the baseline answers and that need no data made for them: the seeded database
+ * serves them as it is (and so does a copy of it).
  */
-export const REPLICA_SCENARIOS = [
+export const SEEDED_READS = [
   'meeting-rest',
   'meeting-graphql',
   'search',
@@ -166,6 +166,9 @@ export const REPLICA_SCENARIOS = [
   'following',
   'my-meetings',
 ] as const satisfies readonly ReadKey[];
+
+/** The scenarios of --replica (run/replica-pass.ts): the seeded reads, on a copy of the data. */
+export const REPLICA_SCENARIOS = SEEDED_READS;
 
 /** A scenario of --replica. */
 export type ReplicaKey = (typeof REPLICA_SCENARIOS)[number];

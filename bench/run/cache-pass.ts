@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { withClient } from '../lib/db';
 import { signAccessToken } from '../lib/jwt';
+import { metricSum, metricsOf } from '../lib/metrics';
 import type { BenchOptions } from '../lib/options';
 import { RESULTS } from '../lib/paths';
 import type { Server } from '../lib/processes';
@@ -70,18 +71,11 @@ function tally(measured: Measured): Tally {
 
 /** The service's counters now (its /metrics). */
 async function counters(service: Server): Promise<Counted> {
-  const text = await (await fetch(`${service.url}/metrics`)).text();
-  const value = (name: string) =>
-    Number(
-      text
-        .split('\n')
-        .find((line) => line.startsWith(`${name} `))
-        ?.split(' ')[1] ?? 0,
-    );
+  const text = (await metricsOf(service)) ?? '';
   return {
-    hits: value('answer_cache_lookups_total{outcome="hit"}'),
-    misses: value('answer_cache_lookups_total{outcome="miss"}'),
-    statements: value('db_statements_total'),
+    hits: metricSum(text, 'answer_cache_lookups_total{outcome="hit"}'),
+    misses: metricSum(text, 'answer_cache_lookups_total{outcome="miss"}'),
+    statements: metricSum(text, 'db_statements_total'),
   };
 }
 

@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { metricSum, metricsOf } from '../lib/metrics';
 import type { BenchOptions } from '../lib/options';
 import { RESULTS } from '../lib/paths';
 import {
@@ -12,7 +13,7 @@ import {
   type Server,
 } from '../lib/processes';
 import type { PlannedRequest } from '../lib/protocol';
-import { readRequests, type ReadKey, scenarioInfo } from '../lib/scenarios';
+import { readRequests, scenarioInfo, SEEDED_READS } from '../lib/scenarios';
 import { prepareContext } from './prepare';
 import { fmt, log } from './progress';
 import { startBaseline, startService } from './targets';
@@ -27,14 +28,6 @@ import { startBaseline, startService } from './targets';
  * allocation and GC time (its nodejs_heap_allocated_bytes_total and nodejs_gc_duration_seconds). Requests are sent by the harness, `CONNECTIONS` at a time.
  */
 
-const SCENARIOS: readonly ReadKey[] = [
-  'meeting-rest',
-  'meeting-graphql',
-  'search',
-  'requests',
-  'following',
-  'my-meetings',
-];
 const CONNECTIONS = 8;
 
 interface Io {
@@ -94,19 +87,13 @@ function segments(): number {
  * metrics; null for the baseline, which has none.
  */
 async function heapWork(target: Server): Promise<{ gc: number; allocated: number } | null> {
-  const response = await fetch(`${target.url}/metrics`).catch(() => null);
-  if (!response || response.status !== 200) {
-    return null;
-  }
-  const lines = (await response.text()).split('\n');
-  const sum = (name: string) =>
-    lines
-      .filter((line) => line.startsWith(name))
-      .reduce((total, line) => total + Number(line.split(' ').pop()), 0);
-  return {
-    gc: sum('nodejs_gc_duration_seconds_sum'),
-    allocated: sum('nodejs_heap_allocated_bytes_total'),
-  };
+  const text = await metricsOf(target);
+  return text === null
+    ? null
+    : {
+        gc: metricSum(text, 'nodejs_gc_duration_seconds_sum'),
+        allocated: metricSum(text, 'nodejs_heap_allocated_bytes_total'),
+      };
 }
 
 /** Sends `count` requests, `CONNECTIONS` at a time, each answered 2xx. */
@@ -242,7 +229,7 @@ export async function costRun(
   const baseline = await startBaseline(dbUrl);
   try {
     const ctx = await prepareContext(dbUrl, service);
-    const keys = SCENARIOS.filter((key) => options.scenarios.includes(key));
+    const keys = SEEDED_READS.filter((key) => options.scenarios.includes(key));
     const rows: string[] = [];
     for (const key of keys) {
       const requests = readRequests(key, ctx);

@@ -1,4 +1,5 @@
 import type { Server } from '../lib/processes';
+import { metricSum, metricsOf } from '../lib/metrics';
 import { activeSubscriptions, untilActive } from './live-clients';
 import { burstWrites, FAN_OUT, loggedCursors, type Write } from './fan-out-setup';
 import { FanOutSubscriber, largeEvents } from './fan-out-subscriber';
@@ -28,11 +29,8 @@ export interface SlowStart {
 
 /** The service's count of subscribers closed for not keeping up. */
 async function slowClosed(service: Server): Promise<number> {
-  const text = await (await fetch(`${service.url}/metrics`)).text();
-  const line = /^graphql_subscription_events_dropped_total\{reason="slow_consumer"\} (\S+)$/m.exec(
-    text,
-  );
-  return line ? Number(line[1]) : 0;
+  const text = (await metricsOf(service)) ?? '';
+  return metricSum(text, 'graphql_subscription_events_dropped_total{reason="slow_consumer"}');
 }
 
 /**

@@ -3,6 +3,7 @@ import { Client as PgClient } from 'pg';
 import WebSocket from 'ws';
 import { LISTENER_APPLICATION_NAME } from '../../src/platform/live/notice-listener';
 import { signAccessToken } from '../lib/jwt';
+import { metricSum, metricsOf } from '../lib/metrics';
 import type { Server } from '../lib/processes';
 import { KEYS, TOKENS } from './targets';
 
@@ -15,9 +16,7 @@ export const CONNECT_BATCH = 100;
 
 /** The service's `graphql_subscriptions_active`, read from its /metrics. */
 export async function activeSubscriptions(service: Server): Promise<number> {
-  const text = await (await fetch(`${service.url}/metrics`)).text();
-  const line = /^graphql_subscriptions_active (\d+)/m.exec(text);
-  return line ? Number(line[1]) : 0;
+  return metricSum((await metricsOf(service)) ?? '', 'graphql_subscriptions_active');
 }
 
 /** Waits until the service counts `count` subscriptions running (at least, or at most). */
