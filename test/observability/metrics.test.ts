@@ -1,11 +1,6 @@
 import { getHeapStatistics } from 'node:v8';
+import { sample } from '../helpers/prometheus';
 import { startTestApp, type TestApp } from '../helpers/test-app';
-
-/** The value of one sample line of a Prometheus text exposition, or undefined. */
-function sample(text: string, name: string, labels = ''): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${name}${labels} `));
-  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
 
 describe('Prometheus metrics', () => {
   describe('on the service port (default)', () => {

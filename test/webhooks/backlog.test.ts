@@ -1,3 +1,4 @@
+import { sample } from '../helpers/prometheus';
 import { compareCursors } from '../../src/platform/live/change-log';
 import type { SeededUser } from '../helpers/seed';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -26,12 +27,6 @@ interface Listed {
   enabled: boolean;
   disabledReason: string | null;
   backlog: number;
-}
-
-/** The value of one sample line of a Prometheus text exposition, or undefined. */
-function sample(text: string, name: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
 describe('a webhook endpoint past WEBHOOK_MAX_BACKLOG', () => {
